@@ -1,0 +1,44 @@
+# RoC developer commands. Every target bootstraps .venv by itself.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: run test lint typecheck pytest spec buf docs bench clean
+
+$(STAMP): pyproject.toml
+	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+## run: the conformance suite against the reference runtime (certify settings); reports in reports/
+run: $(STAMP)
+	$(BIN)/roc-conformance run --target reference --report-dir reports
+
+## test: linters, type checker, spec checks, buf lint (when node is present), and the whole pytest suite
+test: lint typecheck buf pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+buf:
+	@if ! find proto -name '*.proto' | grep -q .; then echo "buf lint skipped: no .proto files yet"; \
+	elif command -v npx >/dev/null 2>&1; then \
+		echo "buf lint (STANDARD)"; cd proto && npx --yes @bufbuild/buf@1.75.0 lint; \
+	else echo "buf lint skipped: node/npx not found"; fi
+
+pytest: $(STAMP)
+	$(BIN)/python -m pytest
+
+docs: $(STAMP)
+	$(BIN)/mkdocs build --strict
+
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks
+
+clean:
+	rm -rf $(VENV) reports site .mypy_cache .ruff_cache .pytest_cache .hypothesis
