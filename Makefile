@@ -17,7 +17,7 @@ run: $(STAMP)
 	$(BIN)/roc-conformance run --target reference --report-dir reports
 
 ## test: linters, type checker, spec checks, buf lint (when node is present), and the whole pytest suite
-test: lint typecheck buf pytest
+test: lint typecheck spec buf pytest
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -31,11 +31,17 @@ buf:
 		echo "buf lint (STANDARD)"; cd proto && npx --yes @bufbuild/buf@1.75.0 lint; \
 	else echo "buf lint skipped: node/npx not found"; fi
 
+## spec: requirements.json fresh, spec lint, a coverage summary (tests/spec runs the same checks)
+spec: $(STAMP)
+	$(BIN)/python -m roc_conformance.specdoc check
+	$(BIN)/python -m roc_conformance.specdoc lint
+	$(BIN)/python -m roc_conformance.specdoc coverage
+
 pytest: $(STAMP)
 	$(BIN)/python -m pytest
 
 docs: $(STAMP)
-	$(BIN)/mkdocs build --strict
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks

@@ -1,0 +1,55 @@
+from google.protobuf import struct_pb2 as _struct_pb2
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class InterruptSourceKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    INTERRUPT_SOURCE_KIND_UNSPECIFIED: _ClassVar[InterruptSourceKind]
+    INTERRUPT_SOURCE_KIND_TOOL: _ClassVar[InterruptSourceKind]
+    INTERRUPT_SOURCE_KIND_BEFORE_TOOL_CALL: _ClassVar[InterruptSourceKind]
+    INTERRUPT_SOURCE_KIND_BEFORE_TOOLS: _ClassVar[InterruptSourceKind]
+    INTERRUPT_SOURCE_KIND_BEFORE_NODE_CALL: _ClassVar[InterruptSourceKind]
+    INTERRUPT_SOURCE_KIND_AGENT_AS_TOOL: _ClassVar[InterruptSourceKind]
+INTERRUPT_SOURCE_KIND_UNSPECIFIED: InterruptSourceKind
+INTERRUPT_SOURCE_KIND_TOOL: InterruptSourceKind
+INTERRUPT_SOURCE_KIND_BEFORE_TOOL_CALL: InterruptSourceKind
+INTERRUPT_SOURCE_KIND_BEFORE_TOOLS: InterruptSourceKind
+INTERRUPT_SOURCE_KIND_BEFORE_NODE_CALL: InterruptSourceKind
+INTERRUPT_SOURCE_KIND_AGENT_AS_TOOL: InterruptSourceKind
+
+class InterruptSource(_message.Message):
+    __slots__ = ("kind", "tool_use_id", "tool_name", "node_id")
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    TOOL_USE_ID_FIELD_NUMBER: _ClassVar[int]
+    TOOL_NAME_FIELD_NUMBER: _ClassVar[int]
+    NODE_ID_FIELD_NUMBER: _ClassVar[int]
+    kind: InterruptSourceKind
+    tool_use_id: str
+    tool_name: str
+    node_id: str
+    def __init__(self, kind: _Optional[_Union[InterruptSourceKind, str]] = ..., tool_use_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., node_id: _Optional[str] = ...) -> None: ...
+
+class Interrupt(_message.Message):
+    __slots__ = ("id", "name", "reason", "source", "response_schema", "expires_at", "response", "input_digest")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_SCHEMA_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_FIELD_NUMBER: _ClassVar[int]
+    INPUT_DIGEST_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    name: str
+    reason: _struct_pb2.Value
+    source: InterruptSource
+    response_schema: _struct_pb2.Struct
+    expires_at: str
+    response: _struct_pb2.Value
+    input_digest: str
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., reason: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., source: _Optional[_Union[InterruptSource, _Mapping]] = ..., response_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., expires_at: _Optional[str] = ..., response: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., input_digest: _Optional[str] = ...) -> None: ...

@@ -1,0 +1,296 @@
+"""Spec lint: requirement blocks, normative keywords, IDs, anchors and internal links.
+
+Each rule has a short name so tests and readers can refer to it; every violation carries file:line.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .history import removed_ids
+from .links import LinkChecker
+from .markdown import fenced_mask, mask_code_spans
+from .parser import Chapter, RawBlock, load_chapters, requirements_of, split_untestable
+from .vocabulary import (
+    AREAS,
+    BOLD_KEYWORD_RE,
+    ID_RE,
+    KEYWORD_LEVEL,
+    LOWER_KEYWORD_RE,
+    PROFILES,
+    RESERVED_PROFILES,
+    SPLIT_NEGATION_RE,
+    STRENGTH,
+    UPPER_KEYWORD_RE,
+    chapter_kind,
+)
+
+
+@dataclass(frozen=True, order=True)
+class Violation:
+    file: str
+    line: int
+    rule: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}: [{self.rule}] {self.message}"
+
+
+@dataclass(frozen=True)
+class KeywordHit:
+    line: int
+    phrase: str
+    bold: bool
+
+
+def _blank(match: re.Match[str]) -> str:
+    # Keep newlines so offsets still map to the right line.
+    return re.sub(r"[^\n]", " ", match.group(0))
+
+
+def _keyword_hits(lines: Sequence[tuple[int, str]]) -> tuple[list[KeywordHit], list[tuple[int, str]]]:
+    """Uppercase keywords (bold or not) in block prose, and the non-uppercase normative words, with lines.
+
+    The lines are scanned as one text because a bold phrase may wrap ("**MUST" / "NOT**").
+    """
+    numbers = [number for number, _ in lines]
+    text = mask_code_spans("\n".join(content for _, content in lines))
+    starts = [0]
+    for content in text.split("\n")[:-1]:
+        starts.append(starts[-1] + len(content) + 1)
+
+    def line_of(offset: int) -> int:
+        return numbers[bisect.bisect_right(starts, offset) - 1]
+
+    hits: list[KeywordHit] = []
+    for match in SPLIT_NEGATION_RE.finditer(text):
+        hits.append(KeywordHit(line_of(match.start()), f"{match.group(1)} NOT", bold=False))
+    text = SPLIT_NEGATION_RE.sub(_blank, text)
+    for match in BOLD_KEYWORD_RE.finditer(text):
+        hits.append(KeywordHit(line_of(match.start()), " ".join(match.group(1).split()), bold=True))
+    rest = BOLD_KEYWORD_RE.sub(_blank, text)
+    for match in UPPER_KEYWORD_RE.finditer(rest):
+        hits.append(KeywordHit(line_of(match.start()), " ".join(match.group(1).split()), bold=False))
+    lower = [
+        (line_of(m.start()), m.group(0)) for m in LOWER_KEYWORD_RE.finditer(rest) if not m.group(0).isupper()
+    ]
+    return sorted(hits, key=lambda hit: hit.line), lower
+
+
+def _lint_header(block: RawBlock) -> Iterable[Violation]:
+    file, line = block.chapter, block.line
+    if block.header is None:
+        shown = block.header_text or "(no header line after the anchor)"
+        yield Violation(
+            file,
+            line,
+            "malformed-header",
+            f"requirement header must read '> **ROC-AREA-NNN** · LEVEL · profile', got {shown!r}",
+        )
+        return
+    header = block.header
+    area = ID_RE.match(header.id)
+    if area is None or area.group(1) not in AREAS:
+        known = ", ".join(AREAS)
+        yield Violation(file, line, "malformed-header", f"{header.id}: unknown area (known: {known})")
+    if header.profile in RESERVED_PROFILES:
+        yield Violation(
+            file, line, "unknown-profile", f"{header.id}: profile {header.profile!r} is reserved for later"
+        )
+    elif header.profile not in PROFILES:
+        yield Violation(
+            file,
+            line,
+            "unknown-profile",
+            f"{header.id}: unknown profile {header.profile!r} (known: {', '.join(PROFILES)})",
+        )
+
+
+_LOOSE_UNTESTABLE_RE = re.compile(r"^[*_\s]*untestable\b", re.IGNORECASE)
+
+
+def _lint_shape(block: RawBlock) -> Iterable[Violation]:
+    """The blank quote line after the header (else Markdown runs header and text together) and the
+    exact untestable marker (else the reason is silently read as normative text)."""
+    if block.header is None:
+        return
+    if not block.body or block.body[0][1].strip():
+        line = block.body[0][0] if block.body else block.line
+        yield Violation(block.chapter, line, "malformed-header", "a blank '>' line must follow the header")
+    _, reason = split_untestable(block.body)
+    if reason == "":
+        yield Violation(
+            block.chapter, block.line, "untestable", f"{block.header.id}: *Untestable:* without a reason"
+        )
+    for line, content in block.body:
+        if _LOOSE_UNTESTABLE_RE.match(content) and not content.startswith("*Untestable:*"):
+            yield Violation(
+                block.chapter, line, "untestable", "write the marker exactly as '> *Untestable:* reason'"
+            )
+
+
+def _lint_anchor(block: RawBlock) -> Iterable[Violation]:
+    if block.header is None:
+        return
+    expected = block.header.id.lower()
+    if block.anchor is None:
+        yield Violation(
+            block.chapter,
+            block.line,
+            "anchor",
+            f'{block.header.id}: missing anchor line <a id="{expected}"></a> right before the header',
+        )
+    elif block.anchor != expected:
+        yield Violation(
+            block.chapter,
+            block.anchor_line or block.line,
+            "anchor",
+            f"{block.header.id}: anchor {block.anchor!r} does not match the ID "
+            f'(want <a id="{expected}"></a>)',
+        )
+
+
+def _lint_block_keywords(block: RawBlock) -> Iterable[Violation]:
+    hits, lower = _keyword_hits(block.body)
+    for line, word in lower:
+        yield Violation(
+            block.chapter,
+            line,
+            "lowercase-keyword",
+            f"{word!r} inside a requirement block: use a bold uppercase keyword or rephrase (e.g. 'can')",
+        )
+    for hit in hits:
+        if not hit.bold:
+            message = f"{hit.phrase} inside a block must be **{hit.phrase}**"
+            yield Violation(block.chapter, hit.line, "unbolded-keyword", message)
+    if block.header is None:
+        return
+    normative, _ = split_untestable(block.body)
+    phrases = [hit.phrase for hit in _keyword_hits(normative)[0]]
+    if not phrases:
+        message = f"{block.header.id}: no BCP 14 keyword in the text"
+        yield Violation(block.chapter, block.line, "no-keyword", message)
+        return
+    levels = {KEYWORD_LEVEL[phrase] for phrase in phrases}
+    strongest = max(STRENGTH[level] for level in levels)
+    allowed = sorted(level for level in levels if STRENGTH[level] == strongest)
+    if block.header.level not in allowed:
+        yield Violation(
+            block.chapter,
+            block.line,
+            "level-mismatch",
+            f"{block.header.id}: header says {block.header.level} but the strongest keyword in the text is "
+            + " / ".join(allowed),
+        )
+
+
+def _lint_outside_blocks(chapter: Chapter) -> Iterable[Violation]:
+    kind = chapter_kind(chapter.name)
+    if kind == "informative":
+        return
+    lines = chapter.lines
+    inside = chapter.block_lines()
+    fenced = fenced_mask(lines)
+    for index, text in enumerate(lines):
+        number = index + 1
+        if number in inside or fenced[index]:
+            continue
+        # Only the conformance-language chapter may quote the keywords, and only as code.
+        prose = mask_code_spans(text) if kind == "conformance" else text
+        seen = [" ".join(m.group(1).split()) for m in UPPER_KEYWORD_RE.finditer(prose)]
+        for phrase in seen:
+            yield Violation(
+                chapter.name,
+                number,
+                "keyword-outside-block",
+                f"{phrase} outside a requirement block in a normative chapter",
+            )
+
+
+_ID_MENTION_RE = re.compile(r"\bROC-[A-Z]+-\d{3}\b")
+
+
+def _lint_references(chapter: Chapter, defined: set[str]) -> Iterable[Violation]:
+    """Every requirement ID the text mentions, linked or not, must be defined somewhere in the spec."""
+    headers = {block.line for block in chapter.blocks}  # a malformed header is reported once, as such
+    for index, text in enumerate(chapter.lines):
+        if index + 1 in headers:
+            continue
+        for rid in _ID_MENTION_RE.findall(text):
+            if rid not in defined:
+                yield Violation(
+                    chapter.name, index + 1, "unknown-id-reference", f"{rid} is not defined in the spec"
+                )
+
+
+def lint_chapters(chapters: Sequence[Chapter], links: LinkChecker | None = None) -> list[Violation]:
+    violations: list[Violation] = []
+    first_seen: dict[str, RawBlock] = {}
+    defined = {block.header.id for chapter in chapters for block in chapter.blocks if block.header}
+    if links is not None:
+        for chapter in chapters:
+            links.remember(chapter.name, chapter.text)
+    for chapter in chapters:
+        informative = chapter_kind(chapter.name) == "informative"
+        for block in chapter.blocks:
+            if informative:
+                violations.append(
+                    Violation(
+                        chapter.name,
+                        block.line,
+                        "block-in-informative",
+                        "informative files (README, appendices) carry no requirement blocks",
+                    )
+                )
+            violations.extend(_lint_header(block))
+            violations.extend(_lint_anchor(block))
+            violations.extend(_lint_shape(block))
+            violations.extend(_lint_block_keywords(block))
+            if block.header is not None:
+                earlier = first_seen.setdefault(block.header.id, block)
+                if earlier is not block:
+                    violations.append(
+                        Violation(
+                            chapter.name,
+                            block.line,
+                            "duplicate-id",
+                            f"{block.header.id} already defined at {earlier.chapter}:{earlier.line}",
+                        )
+                    )
+        violations.extend(_lint_outside_blocks(chapter))
+        violations.extend(_lint_references(chapter, defined))
+        if links is not None:
+            violations.extend(
+                Violation(chapter.name, line, "broken-link", message)
+                for line, message in links.check(chapter.name, chapter.text)
+            )
+    return sorted(violations)
+
+
+def removed_id_violations(previous_json: str | None, chapters: Sequence[Chapter]) -> list[Violation]:
+    """IDs published in the committed requirements.json that the chapters no longer define."""
+    if previous_json is None:
+        return []
+    return [
+        Violation(
+            chapter or "requirements.json",
+            1,
+            "removed-id",
+            f"{rid} was published (committed spec/requirements.json) and is gone: IDs are never renumbered, "
+            "removed or reused",
+        )
+        for rid, chapter in removed_ids(previous_json, requirements_of(chapters))
+    ]
+
+
+def lint_spec(spec_dir: Path, previous_json: str | None = None) -> list[Violation]:
+    """The whole lint; ``previous_json`` is the committed requirements.json, when there is one."""
+    chapters = load_chapters(spec_dir)
+    return sorted(
+        lint_chapters(chapters, LinkChecker(spec_dir)) + removed_id_violations(previous_json, chapters)
+    )

@@ -1,0 +1,196 @@
+"""Cross-member rules of the RoC data model that JSON Schema cannot express.
+
+Pure functions over documents that already validate against their schema. Each returns the violations it
+finds as (rule, JSON path) pairs; an empty list means the document obeys every rule checked here. The rule
+names are the ones the example manifests (spec/examples/<Type>/README.md) cite in their "rejected by" column.
+A runtime enforces the same rules when it loads or receives such a document (SNAPSHOT_INVALID,
+SNAPSHOT_INTEGRITY, DUPLICATE_RESPONSE, ...); these functions let the tests show the examples break them.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+# Sources whose interrupt belongs to one tool use of the pending assistant message.
+TOOL_BOUND_KINDS = frozenset({"tool", "before_tool_call", "agent_as_tool"})
+
+
+@dataclass(frozen=True)
+class Violation:
+    rule: str
+    path: str
+
+
+def _integral_floats_to_int(value: Any) -> Any:
+    # Spec 8.2: a number with an integral value is written as an integer (1.0 -> 1), whatever the parser kept.
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, list):
+        return [_integral_floats_to_int(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _integral_floats_to_int(item) for key, item in value.items()}
+    return value
+
+
+def canonical_json(doc: Any) -> bytes:
+    """The spec's canonical JSON (spec 8.2), used for inputDigest and the integrity MAC."""
+    return json.dumps(
+        _integral_floats_to_int(doc), sort_keys=True, separators=(",", ":"), ensure_ascii=False
+    ).encode("utf-8")
+
+
+def input_digest(tool_input: Any) -> str:
+    return "sha256:" + hashlib.sha256(canonical_json(tool_input)).hexdigest()
+
+
+def snapshot_mac(snapshot: Mapping[str, Any], key: bytes) -> str:
+    body = {k: v for k, v in snapshot.items() if k != "integrity"}
+    tag = hmac.new(key, canonical_json(body), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(tag).rstrip(b"=").decode("ascii")
+
+
+def _duplicates(items: list[tuple[str, str]], rule: str) -> Iterator[Violation]:
+    """Yield a violation at every occurrence of a value after its first (items are (value, path))."""
+    seen: set[str] = set()
+    for value, path in items:
+        if value in seen:
+            yield Violation(rule, path)
+        seen.add(value)
+
+
+def _tool_use_ids(message: Mapping[str, Any]) -> list[str]:
+    return [block["toolUse"]["toolUseId"] for block in message["content"] if "toolUse" in block]
+
+
+def transcript_violations(messages: list[Mapping[str, Any]], base: str) -> list[Violation]:
+    """A toolUse is answered by the next message (a user message with its toolResult); every toolResult
+    answers a toolUse of the message just before it."""
+    found: list[Violation] = []
+    for i, message in enumerate(messages):
+        uses = _tool_use_ids(message)
+        if uses:
+            following = messages[i + 1] if i + 1 < len(messages) else None
+            answered = (
+                {b["toolResult"]["toolUseId"] for b in following["content"] if "toolResult" in b}
+                if following is not None and following["role"] == "user"
+                else set()
+            )
+            if not set(uses) <= answered:
+                found.append(Violation("dangling-tool-use", f"{base}[{i}]"))
+        previous_uses = set(_tool_use_ids(messages[i - 1])) if i > 0 else set()
+        for j, block in enumerate(message["content"]):
+            if "toolResult" in block and block["toolResult"]["toolUseId"] not in previous_uses:
+                found.append(Violation("orphan-tool-result", f"{base}[{i}].content[{j}]"))
+    return found
+
+
+def snapshot_violations(doc: Mapping[str, Any], keys: Mapping[str, bytes] | None = None) -> list[Violation]:
+    """Cross-member rules of a schema-valid snapshot. keys maps keyId to HMAC key; without a key for the
+    snapshot's keyId the integrity tag is not checked."""
+    found = transcript_violations(doc["agent"]["messages"], "$.agent.messages")
+    state = doc["interruptState"]
+    interrupts: list[Mapping[str, Any]] = state["interrupts"]
+    base = "$.interruptState.interrupts"
+    found += _duplicates(
+        [(it["id"], f"{base}[{j}].id") for j, it in enumerate(interrupts)], "duplicate-interrupt-id"
+    )
+
+    points = [
+        ((it["source"]["kind"], it["source"].get("toolUseId"), it["name"]), f"{base}[{j}]")
+        for j, it in enumerate(interrupts)
+    ]
+    found += _duplicates([(json.dumps(point), path) for point, path in points], "duplicate-raise-point")
+
+    pending = state["pendingToolExecution"]
+    if state["activated"]:
+        # RoC 1.0: every interrupt lies inside a tool batch, and an interrupted agent waits for an answer.
+        if pending is None:
+            found.append(
+                Violation("activated-without-pending-tool-execution", "$.interruptState.pendingToolExecution")
+            )
+        if all("response" in it for it in interrupts):
+            found.append(Violation("activated-without-unanswered-interrupt", "$.interruptState.interrupts"))
+    uses: dict[str, Any] = {}
+    completed: list[Mapping[str, Any]] = []
+    if pending is not None:
+        for block in pending["assistantMessage"]["content"]:
+            if "toolUse" in block:
+                uses[block["toolUse"]["toolUseId"]] = block["toolUse"]["input"]
+        completed = pending["completedToolResults"]
+    unanswered_tools: set[str] = set()
+    for j, interrupt in enumerate(interrupts):
+        source = interrupt["source"]
+        if source["kind"] not in TOOL_BOUND_KINDS or pending is None:
+            continue  # without a pending batch the missing pendingToolExecution is the one fault to report
+        tool_use_id = source["toolUseId"]
+        if tool_use_id not in uses:
+            found.append(Violation("interrupt-unknown-tool-use", f"{base}[{j}].source.toolUseId"))
+            continue
+        if "inputDigest" in interrupt and interrupt["inputDigest"] != input_digest(uses[tool_use_id]):
+            found.append(Violation("input-digest-mismatch", f"{base}[{j}].inputDigest"))
+        if "response" not in interrupt:
+            unanswered_tools.add(tool_use_id)
+    results = "$.interruptState.pendingToolExecution.completedToolResults"
+    found += _duplicates(
+        [(r["toolUseId"], f"{results}[{j}].toolUseId") for j, r in enumerate(completed)],
+        "duplicate-completed-result",
+    )
+    for j, result in enumerate(completed):
+        if result["toolUseId"] not in uses:
+            found.append(Violation("completed-result-unknown-tool-use", f"{results}[{j}].toolUseId"))
+        elif result["toolUseId"] in unanswered_tools:
+            found.append(Violation("completed-result-for-interrupted-tool-use", f"{results}[{j}].toolUseId"))
+
+    integrity = doc.get("integrity")
+    if integrity is not None and keys is not None and integrity["keyId"] in keys:
+        expected = snapshot_mac(doc, keys[integrity["keyId"]])
+        if not hmac.compare_digest(expected, integrity["mac"]):
+            found.append(Violation("integrity-mac-mismatch", "$.integrity.mac"))
+    return found
+
+
+def resume_input_violations(doc: list[Mapping[str, Any]]) -> list[Violation]:
+    ids = [
+        (block["interruptResponse"]["interruptId"], f"$[{j}].interruptResponse.interruptId")
+        for j, block in enumerate(doc)
+    ]
+    return list(_duplicates(ids, "duplicate-interrupt-id"))
+
+
+def agent_result_violations(doc: Mapping[str, Any]) -> list[Violation]:
+    ids = [(it["id"], f"$.interrupts[{j}].id") for j, it in enumerate(doc["interrupts"])]
+    return list(_duplicates(ids, "duplicate-interrupt-id"))
+
+
+def agent_spec_violations(doc: Mapping[str, Any]) -> list[Violation]:
+    names = [(tool["name"], f"$.tools[{j}].name") for j, tool in enumerate(doc.get("tools", []))]
+    use_ids = [
+        (block["toolUse"]["toolUseId"], f"$.model.turns[{i}].content[{k}].toolUse.toolUseId")
+        for i, turn in enumerate(doc["model"]["turns"])
+        for k, block in enumerate(turn["content"])
+        if "toolUse" in block
+    ]
+    return [*_duplicates(names, "duplicate-tool-name"), *_duplicates(use_ids, "duplicate-tool-use-id")]
+
+
+# The public example key of spec/examples/Snapshot (README there); for tests only, never a real secret.
+EXAMPLE_KEYS: dict[str, bytes] = {"roc-examples-2026": b"roc-example-key-not-secret"}
+
+
+def example_snapshot_violations(doc: Mapping[str, Any]) -> list[Violation]:
+    return snapshot_violations(doc, EXAMPLE_KEYS)
+
+
+# Example type (spec/examples/<Type>) -> its structural check; types without one have no cross-member rules.
+CHECKS: dict[str, Callable[[Any], list[Violation]]] = {
+    "Snapshot": example_snapshot_violations,
+    "ResumeInput": resume_input_violations,
+    "AgentResult": agent_result_violations,
+    "AgentSpec": agent_spec_violations,
+}
