@@ -1,3 +1,120 @@
-"""RoC reference runtime: an exact, readable implementation of the Return of Control 1.0 rules."""
+"""RoC reference runtime: an exact, readable implementation of the Return of Control 1.0 rules.
+
+A tour, in reading order: ``types`` (the data model as spec JSON), ``interrupts`` (ids, stored answers,
+resume validation, activation, consumption), ``hooks`` (events, registry, fan-out), ``tools`` (``@tool``,
+``ToolContext.interrupt``, direct calls), ``executors`` (sequential, concurrent), ``loop`` (the tool
+cycle with deferred append), ``agent`` (invoke/resume, snapshots, sessions), ``snapshot`` (the portable
+format and its validation). The core imports no gRPC.
+
+    @tool
+    def delete_files(paths: list[str], tool_context: ToolContext) -> bool:
+        if tool_context.interrupt("approve", reason={"paths": paths}) != "y":
+            return False
+        ...
+        return True
+
+    agent = Agent(model, tools=[delete_files])
+    result = agent("delete old files")
+    while result.stop_reason == "interrupt":
+        result = agent([{"interruptResponse": {"interruptId": i.id, "response": ask_a_person(i)}}
+                        for i in result.interrupts])
+"""
 
 SPEC_VERSION = "1.0"
+IMPLEMENTATION_NAME = "roc-reference"
+PROFILES = ("core", "hooks", "sequential-executor", "concurrent-executor", "sessions", "portable-snapshot")
+"""The profiles this runtime claims (ROC-CONF-001..005); reserved profiles are not claimed."""
+
+from .agent import Agent, PromptInput, ResumeGuard  # noqa: E402 - SPEC_VERSION first: agent.py imports it
+from .errors import ErrorCode, RocError  # noqa: E402
+from .executors import ConcurrentExecutor, Executor, SequentialExecutor, ToolOutcome  # noqa: E402
+from .hooks import (  # noqa: E402
+    AfterInvocationEvent,
+    AfterModelCallEvent,
+    AfterToolCallEvent,
+    AfterToolsEvent,
+    BeforeInvocationEvent,
+    BeforeModelCallEvent,
+    BeforeToolCallEvent,
+    BeforeToolsEvent,
+    HookEvent,
+    HookProvider,
+    HookRegistry,
+    InterruptibleEvent,
+    MessageAddedEvent,
+)
+from .interrupts import input_digest, interrupt_id  # noqa: E402
+from .models import Model, ModelTurn, ScriptedModel  # noqa: E402
+from .snapshot import SCHEMA_VERSION, parse_snapshot, sign_snapshot  # noqa: E402
+from .state import AgentState  # noqa: E402
+from .tools import Tool, ToolContext, tool  # noqa: E402
+from .types import (  # noqa: E402
+    AgentResult,
+    ContentBlock,
+    Interrupt,
+    InterruptResponse,
+    InterruptResponseBlock,
+    InterruptSource,
+    JsonContent,
+    Message,
+    StopReason,
+    TextBlock,
+    ToolResult,
+    ToolResultBlock,
+    ToolUse,
+    ToolUseBlock,
+)
+
+__all__ = [
+    "IMPLEMENTATION_NAME",
+    "PROFILES",
+    "SCHEMA_VERSION",
+    "SPEC_VERSION",
+    "AfterInvocationEvent",
+    "AfterModelCallEvent",
+    "AfterToolCallEvent",
+    "AfterToolsEvent",
+    "Agent",
+    "AgentResult",
+    "AgentState",
+    "BeforeInvocationEvent",
+    "BeforeModelCallEvent",
+    "BeforeToolCallEvent",
+    "BeforeToolsEvent",
+    "ConcurrentExecutor",
+    "ContentBlock",
+    "ErrorCode",
+    "Executor",
+    "HookEvent",
+    "HookProvider",
+    "HookRegistry",
+    "Interrupt",
+    "InterruptResponse",
+    "InterruptResponseBlock",
+    "InterruptSource",
+    "InterruptibleEvent",
+    "JsonContent",
+    "Message",
+    "MessageAddedEvent",
+    "Model",
+    "ModelTurn",
+    "PromptInput",
+    "ResumeGuard",
+    "RocError",
+    "ScriptedModel",
+    "SequentialExecutor",
+    "StopReason",
+    "TextBlock",
+    "Tool",
+    "ToolContext",
+    "ToolOutcome",
+    "ToolResult",
+    "ToolResultBlock",
+    "ToolUse",
+    "ToolUseBlock",
+    "input_digest",
+    "interrupt_id",
+    "parse_snapshot",
+    "sign_snapshot",
+    "tool",
+]

@@ -21,7 +21,7 @@ class SessionManager(Protocol):
         ...
 
     def save(self, snapshot: Mapping[str, Any], *, expected_revision: int | None) -> None:
-        """Store ``snapshot`` (whose ``revision`` is the new one) if the stored revision is ``expected_revision``.
+        """Store ``snapshot`` (carrying the new revision) if the stored revision is ``expected_revision``.
 
         Raises ``SessionConflictError`` otherwise and stores nothing.
         """

@@ -1,0 +1,1 @@
+"""Benchmarks run by ``python -m benchmarks`` (``make bench``); informative figures, never assertions."""

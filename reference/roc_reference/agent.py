@@ -1,0 +1,331 @@
+"""``Agent``: the public face of the runtime — invoke, resume, direct tool calls, snapshots, sessions.
+
+An invocation is a transaction. Its input is validated first (a rejected input raises a RocError and
+changes nothing). Then, with a session, the agent claims the session (compare-and-set on the revision,
+so a concurrent resumer fails with SESSION_CONFLICT before running anything), runs the loop, and saves
+again at the interrupt boundary or when the invocation completes. If anything fails after the claim,
+the agent returns to the state it claimed with.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from . import SPEC_VERSION
+from .errors import InterruptPendingError, InvalidResumeError, SnapshotInvalidError
+from .executors import Executor, SequentialExecutor
+from .hooks import AfterInvocationEvent, BeforeInvocationEvent, HookProvider, HookRegistry, MessageAddedEvent
+from .interrupts import AnswerBook, InterruptState, RaisePoint, StoredInterrupt, UnitRun
+from .loop import Loop
+from .models import Model
+from .session_api import SessionManager
+from .snapshot import SCHEMA_VERSION, Snapshot, now_rfc3339, parse_snapshot, sign_snapshot
+from .state import AgentState
+from .tools import Tool, ToolCaller, ToolContext
+from .types import (
+    AgentResult,
+    ContentBlock,
+    Interrupt,
+    InterruptResponse,
+    Message,
+    TextBlock,
+    ToolResult,
+    ToolUse,
+    error_result,
+    is_json_value,
+)
+
+PromptInput = str | Sequence[ContentBlock | dict[str, Any]]
+ResumeGuard = Callable[[list[Interrupt], list[InterruptResponse]], None]
+"""Sees the interrupts a resume input answers and the responses; raises to refuse the input."""
+DEFAULT_AGENT_ID = "default"
+
+
+@dataclass
+class _Saved:
+    """What a failed invocation rolls back to."""
+
+    messages: list[Message]
+    state: dict[str, Any]
+    interrupts: InterruptState
+
+
+class Agent:
+    """An agent that pauses for human input and resumes where it stopped (RoC 1.0)."""
+
+    def __init__(
+        self,
+        model: Model,
+        tools: Iterable[Tool] = (),
+        hooks: Iterable[HookProvider] = (),
+        executor: Executor | None = None,
+        state: Mapping[str, Any] | None = None,
+        session: SessionManager | None = None,
+        agent_id: str | None = None,
+        *,
+        integrity_keys: Mapping[str, bytes] | None = None,
+        signing_key_id: str | None = None,
+        resume_guard: ResumeGuard | None = None,
+        max_resume_blocks: int | None = None,
+    ) -> None:
+        """Build an agent; with ``session``, continue from the session's stored snapshot, if any.
+
+        ``integrity_keys`` (key id -> key) verify the tag of every snapshot this agent loads; with
+        ``signing_key_id`` the agent tags every snapshot it writes with that key (ROC-SEC-002..004).
+        ``resume_guard`` sees each valid resume input with the interrupts it answers before any answer is
+        stored, and refuses it by raising (ROC-SEC-001). ``max_resume_blocks`` bounds a resume input
+        (INVALID_RESUME beyond it, ROC-SEC-009).
+        """
+        if signing_key_id is not None and signing_key_id not in (integrity_keys or {}):
+            raise ValueError(f"signing key {signing_key_id!r} is not among the integrity keys")
+        self.model = model
+        self.tool_registry: dict[str, Tool] = {}
+        for t in tools:
+            if t.name in self.tool_registry:
+                raise ValueError(f"two tools named {t.name!r}")
+            self.tool_registry[t.name] = t
+        self.hooks = HookRegistry()
+        for provider in hooks:
+            self.hooks.add_hook(provider)
+        self.executor: Executor = executor if executor is not None else SequentialExecutor()
+        self.agent_id = agent_id or DEFAULT_AGENT_ID
+        self.state = AgentState(dict(state or {}))
+        self.tool = ToolCaller(self)
+        self._messages: list[Message] = []
+        self._interrupts = InterruptState()
+        self._revision = 0
+        self._stored_revision: int | None = None
+        self._session = session
+        self._integrity_keys = dict(integrity_keys) if integrity_keys is not None else None
+        self._signing_key_id = signing_key_id
+        self._resume_guard = resume_guard
+        self._max_resume_blocks = max_resume_blocks
+        self._lock = threading.RLock()
+        if session is not None:
+            doc = session.load()
+            if doc is not None:
+                snapshot = parse_snapshot(doc, integrity_keys=self._integrity_keys)
+                if agent_id is not None and snapshot.agent.agent_id != agent_id:  # ROC-SESSION-008
+                    raise SnapshotInvalidError(
+                        f"session holds agent {snapshot.agent.agent_id!r}, not {agent_id!r}"
+                    )
+                self._apply(snapshot)
+                self._stored_revision = snapshot.revision
+
+    # --- read-only views ---------------------------------------------------------------------
+
+    @property
+    def messages(self) -> list[Message]:
+        """The transcript (a copy; messages are immutable)."""
+        return list(self._messages)
+
+    @property
+    def is_interrupted(self) -> bool:
+        return self._interrupts.activated
+
+    @property
+    def interrupts(self) -> list[Interrupt]:
+        """The interrupts waiting for an answer."""
+        return self._interrupts.unanswered()
+
+    @property
+    def revision(self) -> int:
+        return self._revision
+
+    # --- invocation --------------------------------------------------------------------------
+
+    def __call__(self, prompt: PromptInput) -> AgentResult:
+        return self.invoke(prompt)
+
+    async def invoke_async(self, prompt: PromptInput) -> AgentResult:
+        return await asyncio.to_thread(self.invoke, prompt)
+
+    def invoke(self, prompt: PromptInput) -> AgentResult:
+        """Run with a prompt, or resume with a list of ``interruptResponse`` blocks."""
+        with self._lock:
+            # ROC-RESUME-010, ROC-RESUME-011: every check happens before anything changes or runs.
+            answers = self._interrupts.parse_resume(prompt)
+            if self._max_resume_blocks is not None and len(answers) > self._max_resume_blocks:
+                raise InvalidResumeError(f"resume input has more than {self._max_resume_blocks} blocks")
+            if answers and self._resume_guard is not None:  # ROC-SEC-001: the application may refuse
+                answered = [self._interrupts.interrupts[i].interrupt for i, _ in answers]
+                self._resume_guard(
+                    answered, [InterruptResponse(interrupt_id=i, response=r) for i, r in answers]
+                )
+            user_message = None if self._interrupts.activated else _prompt_message(prompt)
+            self._save()  # ROC-SESSION-011, ROC-SESSION-012: claim first
+            saved = self._capture()
+            started = False
+            try:
+                self._interrupts.apply_answers(answers)
+                started = True
+                self.hooks.invoke(BeforeInvocationEvent(self))  # ROC-HOOK-001
+                if user_message is not None:
+                    self._append(user_message)  # ROC-HOOK-004
+                result = self._loop().run()
+                started = False
+                self.hooks.invoke(AfterInvocationEvent(self, result))  # ROC-HOOK-002
+                self._save()  # ROC-SESSION-013: interrupt boundary or completion
+            except BaseException as exc:
+                if started:  # ROC-HOOK-002: the pair brackets every invocation, also a failing one
+                    with contextlib.suppress(Exception):
+                        self.hooks.invoke(AfterInvocationEvent(self, None, exc))
+                self._reinstate(saved)  # ROC-ERR-006: a failed invocation leaves the agent as it was
+                raise
+            return result
+
+    def _loop(self) -> Loop:
+        return Loop(
+            agent=self,
+            model=self.model,
+            hooks=self.hooks,
+            tools=self.tool_registry,
+            executor=self.executor,
+            interrupts=self._interrupts,
+            messages=self._messages,
+            append=self._append,
+        )
+
+    def _append(self, message: Message) -> None:
+        self._messages.append(message)
+        self.hooks.invoke(MessageAddedEvent(self, message))
+
+    # --- direct tool calls -------------------------------------------------------------------
+
+    def call_tool_directly(self, name: str, tool_input: Mapping[str, Any]) -> ToolResult:
+        """``agent.tool.<name>(**input)``; see ``ToolCaller`` (ROC-DIRECT-001)."""
+        with self._lock:
+            if self._interrupts.activated:  # ROC-DIRECT-004: refused while interrupted
+                raise InterruptPendingError(f"the agent is interrupted; direct call of {name!r} refused")
+            tool_input = dict(tool_input)
+            if not is_json_value(tool_input):
+                raise ValueError("tool input must be JSON")
+            use = ToolUse(tool_use_id=f"direct:{name}", name=name, input=tool_input)
+            tool = self.tool_registry.get(name)
+            if tool is None:
+                return error_result(use.tool_use_id, f"unknown tool: {name}")
+            point = RaisePoint("tool", len(self._messages), use.tool_use_id, name)
+            unit = UnitRun(point, AnswerBook({}), direct=True)
+            before = self.state.to_dict()
+            try:
+                return tool.run(use, ToolContext(use, self, unit))
+            except BaseException:
+                self.state.replace(before)  # ROC-DIRECT-003: a refused call changes nothing
+                raise
+
+    # --- snapshots ---------------------------------------------------------------------------
+
+    def take_snapshot(self) -> dict[str, Any]:
+        """The spec Snapshot of this agent (JSON)."""
+        with self._lock:
+            return self._snapshot_doc(self._revision)
+
+    def _snapshot_doc(self, revision: int) -> dict[str, Any]:
+        doc = self._unsigned_doc(revision)
+        if self._signing_key_id is not None and self._integrity_keys is not None:
+            return sign_snapshot(doc, self._signing_key_id, self._integrity_keys[self._signing_key_id])
+        return doc
+
+    def _unsigned_doc(self, revision: int) -> dict[str, Any]:
+        return {
+            "schemaVersion": SCHEMA_VERSION,
+            "specVersion": SPEC_VERSION,
+            "createdAt": now_rfc3339(),
+            "revision": revision,
+            "agent": {
+                "agentId": self.agent_id,
+                "messages": [m.to_json() for m in self._messages],
+                "state": self.state.to_dict(),
+            },
+            "interruptState": self._interrupts.to_json(),
+        }
+
+    @classmethod
+    def from_snapshot(
+        cls,
+        doc: Mapping[str, Any],
+        *,
+        model: Model,
+        tools: Iterable[Tool] = (),
+        hooks: Iterable[HookProvider] = (),
+        executor: Executor | None = None,
+        integrity_keys: Mapping[str, bytes] | None = None,
+        agent_id: str | None = None,
+        signing_key_id: str | None = None,
+        max_snapshot_bytes: int | None = None,
+    ) -> Agent:
+        """A fresh agent continuing from ``doc`` (validated completely first; never half-applied).
+
+        ``agent_id``, when given, must equal the snapshot's ``agent.agentId`` (ROC-SESSION-008);
+        ``max_snapshot_bytes`` bounds the document's size (ROC-SEC-010).
+        """
+        snapshot = parse_snapshot(
+            dict(doc) if isinstance(doc, Mapping) else doc,
+            integrity_keys=integrity_keys,
+            max_bytes=max_snapshot_bytes,
+        )
+        if agent_id is not None and snapshot.agent.agent_id != agent_id:
+            raise SnapshotInvalidError(f"snapshot holds agent {snapshot.agent.agent_id!r}, not {agent_id!r}")
+        agent = cls(
+            model,
+            tools=tools,
+            hooks=hooks,
+            executor=executor,
+            agent_id=snapshot.agent.agent_id,
+            integrity_keys=integrity_keys,
+            signing_key_id=signing_key_id,
+        )
+        agent._apply(snapshot)
+        return agent
+
+    def _apply(self, snapshot: Snapshot) -> None:
+        interrupts = InterruptState(
+            activated=snapshot.interrupt_state.activated,
+            pending=snapshot.interrupt_state.pending_tool_execution,
+        )
+        for stored in snapshot.interrupt_state.interrupts:
+            wire = Interrupt.model_validate(stored.model_dump(exclude={"response", "input_digest"}))
+            interrupts.interrupts[stored.id] = StoredInterrupt(wire, stored.response)
+        self.agent_id = snapshot.agent.agent_id
+        self._messages = list(snapshot.agent.messages)
+        self.state.replace(snapshot.agent.state)
+        self._interrupts = interrupts
+        self._revision = snapshot.revision
+
+    # --- sessions and rollback ---------------------------------------------------------------
+
+    def _save(self) -> None:
+        """A save point: compare-and-set the next revision into the session (no-op without one).
+
+        ROC-SESSION-009, ROC-SESSION-010: the first stored snapshot has revision 0, each later one the
+        replaced + 1,
+        and the store refuses the save (SESSION_CONFLICT) unless it still holds the revision we know.
+        """
+        if self._session is None:
+            return
+        revision = 0 if self._stored_revision is None else self._stored_revision + 1
+        self._session.save(self._snapshot_doc(revision), expected_revision=self._stored_revision)
+        self._revision = self._stored_revision = revision
+
+    def _capture(self) -> _Saved:
+        return _Saved(list(self._messages), self.state.to_dict(), self._interrupts.copy())
+
+    def _reinstate(self, saved: _Saved) -> None:
+        self._messages[:] = saved.messages
+        self.state.replace(saved.state)
+        self._interrupts = saved.interrupts
+
+
+def _prompt_message(prompt: PromptInput) -> Message:
+    """The user message for a prompt: a string, or a non-empty list of text blocks."""
+    if isinstance(prompt, str):
+        return Message(role="user", content=[TextBlock(text=prompt)])
+    if isinstance(prompt, list | tuple) and prompt:
+        blocks = [b if isinstance(b, TextBlock) else TextBlock.model_validate(b) for b in prompt]
+        return Message(role="user", content=list(blocks))
+    raise ValueError("a prompt is a string or a non-empty list of text blocks")

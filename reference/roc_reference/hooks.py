@@ -1,0 +1,186 @@
+"""Hook events, the hook registry, and fan-out with per-callback interrupt collection (ROC-HOOK-*).
+
+Only ``BeforeToolsEvent`` and ``BeforeToolCallEvent`` are interruptible (ROC-HOOK-015). Callbacks run in
+registration order, those of "after" events in reverse order. On an interruptible event every callback
+runs even after another one raised (fan-out), and each callback contributes at most one interrupt per
+pass (``interrupt`` unwinds it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
+
+from .interrupts import InterruptRaised, UnitRun
+from .types import AgentResult, Interrupt, Message, StopReason, ToolResult, ToolUse
+
+if TYPE_CHECKING:
+    from .agent import Agent
+
+DEFAULT_CANCEL_TOOL_MESSAGE = "tool call cancelled"
+DEFAULT_CANCEL_MESSAGE = "tool batch cancelled"
+
+
+@dataclass
+class HookEvent:
+    """Base of every event; ``agent`` is the agent being run (state, messages)."""
+
+    # ROC-HOOK-014: "after" callbacks run in reverse registration order, nesting inside "before" work.
+    reverse_order: ClassVar[bool] = False
+
+    agent: Agent
+
+
+@dataclass
+class BeforeInvocationEvent(HookEvent):
+    """An invocation starts (after its input was accepted)."""
+
+
+@dataclass
+class AfterInvocationEvent(HookEvent):
+    """An invocation ended with ``result``, or failed with ``error`` (ROC-HOOK-002: it fires either way)."""
+
+    reverse_order = True
+
+    result: AgentResult | None
+    error: BaseException | None = None
+
+
+@dataclass
+class BeforeModelCallEvent(HookEvent):
+    """The model is about to be called."""
+
+
+@dataclass
+class AfterModelCallEvent(HookEvent):
+    """The model answered ``message`` with ``stop_reason``."""
+
+    reverse_order = True
+
+    message: Message
+    stop_reason: StopReason
+
+
+@dataclass
+class MessageAddedEvent(HookEvent):
+    """``message`` was appended to the history."""
+
+    message: Message
+
+
+@dataclass
+class InterruptibleEvent(HookEvent):
+    """An event whose callbacks may call ``interrupt(name, reason)``."""
+
+    _unit: UnitRun | None = field(default=None, init=False, repr=False, compare=False)
+    _owner: int = field(default=0, init=False, repr=False, compare=False)
+
+    def interrupt(self, name: str, reason: Any = None) -> Any:
+        """Return the caller's answer to ``name``, or pause the agent until it is answered (ROC-HOOK-017)."""
+        if self._unit is None:
+            raise RuntimeError("interrupt() is only available while the event's callbacks run")
+        return self._unit.interrupt(name, reason, owner=self._owner)
+
+
+@dataclass
+class BeforeToolsEvent(InterruptibleEvent):
+    """A batch of tool uses (``message``, the assistant message) is about to run.
+
+    Set ``cancel`` to ``True`` or a message to give every tool without a result an error result
+    (ROC-CANCEL-005).
+    """
+
+    message: Message = field(kw_only=True)
+    cancel: bool | str = field(default=False, kw_only=True)
+
+
+@dataclass
+class BeforeToolCallEvent(InterruptibleEvent):
+    """A tool use is about to run; ``cancel_tool`` = ``True`` or a message cancels it (ROC-CANCEL-001)."""
+
+    tool_use: ToolUse = field(kw_only=True)
+    cancel_tool: bool | str = field(default=False, kw_only=True)
+
+
+@dataclass
+class AfterToolCallEvent(HookEvent):
+    """A tool use produced ``result`` (returned, failed or cancelled); ``result`` may be replaced."""
+
+    reverse_order = True
+
+    tool_use: ToolUse
+    result: ToolResult
+    cancel_message: str | None = None
+
+
+@dataclass
+class AfterToolsEvent(HookEvent):
+    """A tool cycle ended; ``message`` is its tool-result message as it stands (ROC-HOOK-011)."""
+
+    reverse_order = True
+
+    assistant_message: Message
+    message: Message
+
+
+E = TypeVar("E", bound=HookEvent)
+Callback = Callable[[Any], None]
+
+
+class HookRegistry:
+    """Typed callback registration and dispatch."""
+
+    def __init__(self) -> None:
+        self._callbacks: dict[type[HookEvent], list[Callback]] = {}
+
+    def add_callback(self, event_type: type[E], callback: Callable[[E], None]) -> None:
+        """Register ``callback`` for events of exactly ``event_type``."""
+        self._callbacks.setdefault(event_type, []).append(callback)
+
+    def add_hook(self, provider: HookProvider) -> None:
+        """Let a provider register its callbacks."""
+        provider.register_hooks(self)
+
+    def has_callbacks(self, event_type: type[HookEvent]) -> bool:
+        return bool(self._callbacks.get(event_type))
+
+    def invoke(self, event: HookEvent) -> None:
+        """Run every callback of a non-interruptible event (ROC-HOOK-013, ROC-HOOK-014 order)."""
+        callbacks = list(self._callbacks.get(type(event), []))
+        for callback in reversed(callbacks) if event.reverse_order else callbacks:
+            callback(event)
+
+    def invoke_interruptible(self, event: InterruptibleEvent, unit: UnitRun) -> list[Interrupt]:
+        """Fan-out: run every callback, collect one interrupt per interrupting callback (ROC-HOOK-016)."""
+        event._unit = unit  # one name scope for all callbacks of this event instance
+        raised: list[Interrupt] = []
+        try:
+            for index, callback in enumerate(list(self._callbacks.get(type(event), []))):
+                event._owner = index
+                try:
+                    callback(event)
+                except InterruptRaised as signal:  # ROC-HOOK-016, ROC-HOOK-017: every callback runs
+                    raised.append(signal.interrupt)
+                if unit.error is not None:  # a misuse the callback swallowed still fails the invocation
+                    raise unit.error
+        finally:
+            event._unit = None
+        return raised
+
+
+class HookProvider(Protocol):
+    """An object that registers callbacks, e.g. an approval policy."""
+
+    def register_hooks(self, registry: HookRegistry, **kwargs: Any) -> None: ...
+
+
+def cancel_text(value: bool | str, default: str) -> str | None:
+    """The cancellation message for ``cancel``/``cancel_tool``, ``None`` when not cancelled.
+
+    ROC-CANCEL-002, ROC-CANCEL-003, ROC-CANCEL-004: ``True`` gives the default message; any string,
+    even ``""``, is the message (a cancel is judged by presence, like an answer).
+    """
+    if value is False or value is None:
+        return None
+    return default if value is True else str(value)

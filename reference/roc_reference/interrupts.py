@@ -1,0 +1,364 @@
+"""Interrupt state: ids, raise points, stored answers, resume validation, activation and consumption.
+
+Interrupt ids (ROC-MODEL-002, ROC-MODEL-008, ROC-REPLAY-004)
+------------------------------------------------------------
+A new interrupt's id is derived only from its raise point, so replaying the same unit yields the same id::
+
+    roc1:<kind>:<batch>:<scope>:<unit>:<name>
+
+* ``kind`` is the source kind (``tool``, ``before_tool_call``, ``before_tools``);
+* ``batch`` is the length of the message history when the tool batch began (decimal). The history does
+  not change while a batch is pending (deferred append), so this is stable across replay and restore,
+  and it grows with every completed batch, so ids are never reused across batches (ROC-MODEL-008) even
+  when a model reuses a toolUseId;
+* ``scope`` is the percent-encoded ``toolUseId`` for tool-bound kinds, and for ``before_tools`` the
+  percent-encoded toolUseIds of the batch joined by ``,``;
+* ``unit`` is ``body`` for a tool body, and the callback's registration index for a hook callback;
+* ``name`` is the percent-encoded interrupt name.
+
+Because the raising callback is part of the id, the runtime can tell when a callback reaches a name
+that another callback of the same event instance raised in an earlier cycle of the batch (ROC-HOOK-021).
+
+Percent-encoding (``urllib.parse.quote(..., safe="")``) escapes ``:`` and ``,``, so the encoding is
+unambiguous: two different raise points never share an id. Callers never parse ids.
+
+Stored interrupts are matched back to raise points by ``(kind, toolUseId, name)`` rather than by
+recomputing the id, so a snapshot written by another implementation (other id format) still resumes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import quote
+
+from .errors import (
+    DirectCallInterruptError,
+    DuplicateInterruptNameError,
+    DuplicateResponseError,
+    ExpiredError,
+    InterruptPendingError,
+    InvalidReasonError,
+    InvalidResponseError,
+    InvalidResumeError,
+    NotInterruptedError,
+    RocError,
+    UnknownInterruptError,
+)
+from .types import (
+    Interrupt,
+    InterruptResponseBlock,
+    InterruptSource,
+    InterruptSourceKind,
+    PendingToolExecution,
+    SnapshotInterrupt,
+    is_json_value,
+    json_copy,
+)
+
+
+def interrupt_id(kind: InterruptSourceKind, batch: int, scope: Sequence[str], unit: str, name: str) -> str:
+    """The deterministic id of a raise point (see the module docstring for the derivation)."""
+    encoded_scope = ",".join(quote(part, safe="") for part in scope)
+    return f"roc1:{kind}:{batch}:{encoded_scope}:{unit}:{quote(name, safe='')}"
+
+
+def canonical_json(value: Any) -> bytes:
+    """The spec's canonical JSON bytes (ROC-SNAP-008): sorted keys, no whitespace, UTF-8.
+
+    Floats with an integral value are written as integers first (``1.0`` -> ``1``, ``-0.0`` -> ``0``),
+    because parsers in other languages do not keep that difference; Python's ``repr`` of the remaining
+    floats is already the shortest round-trip form the spec asks for.
+    """
+    return json.dumps(
+        _integral_floats_as_ints(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False
+    ).encode("utf-8")
+
+
+def _integral_floats_as_ints(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, list):
+        return [_integral_floats_as_ints(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _integral_floats_as_ints(v) for k, v in value.items()}
+    return value
+
+
+def input_digest(tool_input: Any) -> str:
+    """``sha256:<hex>`` of the canonical JSON of a tool input (binds an answer to what was approved)."""
+    return "sha256:" + hashlib.sha256(canonical_json(tool_input)).hexdigest()
+
+
+class InterruptRaised(BaseException):
+    """Unwinds a hook callback or tool body that raised an unanswered interrupt.
+
+    A ``BaseException`` so that a tool body's ``except Exception`` cannot swallow the pause.
+    """
+
+    def __init__(self, interrupt: Interrupt) -> None:
+        super().__init__(interrupt.id)
+        self.interrupt = interrupt
+
+
+@dataclass(frozen=True)
+class RaisePoint:
+    """Where interrupts of one unit come from: the layer, and the tool use or batch it is bound to."""
+
+    kind: InterruptSourceKind
+    batch_ordinal: int
+    tool_use_id: str | None = None
+    tool_name: str | None = None
+    batch: tuple[str, ...] = ()
+
+    def source(self) -> InterruptSource:
+        return InterruptSource(kind=self.kind, tool_use_id=self.tool_use_id, tool_name=self.tool_name)
+
+    def scope(self) -> tuple[str, ...]:
+        return self.batch if self.kind == "before_tools" else (self.tool_use_id or "",)
+
+
+@dataclass
+class StoredInterrupt:
+    """An interrupt of the current cycle and its answer (``None`` = unanswered; null answers are refused)."""
+
+    interrupt: Interrupt
+    response: Any = None
+
+    @property
+    def answered(self) -> bool:
+        return self.response is not None
+
+
+class UnitRun:
+    """One run of one interruptible unit: an event instance (all its callbacks) or one tool-body run.
+
+    It answers ``interrupt(name)`` from the stored answers and enforces name uniqueness in its scope.
+    """
+
+    def __init__(self, point: RaisePoint, book: AnswerBook, *, direct: bool = False) -> None:
+        self.point = point
+        self._book = book
+        self._direct = direct
+        self._claimed: set[str] = set()
+        self.error: RocError | None = None
+        """The first misuse of ``interrupt`` in this run; re-raised even if user code swallowed it."""
+
+    def _fail(self, error: RocError) -> RocError:
+        if self.error is None:
+            self.error = error
+        return error
+
+    def interrupt(self, name: str, reason: Any = None, *, owner: int | None = None) -> Any:
+        """The stored answer for ``name`` at this raise point, or pause by raising ``InterruptRaised``.
+
+        ``owner`` is the registration index of the raising hook callback (``None`` for a tool body).
+        """
+        if not isinstance(name, str) or not name:  # ROC-STOP-007
+            raise self._fail(InvalidReasonError("interrupt name must be a non-empty string"))
+        if not is_json_value(reason):  # ROC-STOP-008: reason is any JSON value
+            raise self._fail(InvalidReasonError(f"interrupt reason of {name!r} is not JSON-serializable"))
+        if self._direct:  # ROC-DIRECT-001: no caller to hand control to
+            raise self._fail(DirectCallInterruptError(f"interrupt {name!r} raised in a direct tool call"))
+        # ROC-HOOK-021, ROC-HOOK-022, ROC-TOOL-014: a name is raised once per event instance / tool-body run.
+        if name in self._claimed:
+            raise self._fail(
+                DuplicateInterruptNameError(f"interrupt name {name!r} used twice", details={"name": name})
+            )
+        self._claimed.add(name)
+        unit = "body" if owner is None else str(owner)
+        minted = interrupt_id(self.point.kind, self.point.batch_ordinal, self.point.scope(), unit, name)
+        stored = self._book.find(self.point, name)
+        if stored is not None and stored.interrupt.id.startswith("roc1:") and stored.interrupt.id != minted:
+            # ROC-HOOK-021: another callback of this event instance raised this name in an earlier cycle.
+            clash = DuplicateInterruptNameError(f"two callbacks raised {name!r}", details={"name": name})
+            raise self._fail(clash)
+        if stored is not None and stored.answered:
+            return json_copy(stored.response)  # ROC-REPLAY-003: the replayed raise point gets it
+        if stored is not None:
+            # ROC-REPLAY-004, ROC-ANSWER-002: an unanswered interrupt keeps its id, name and reason.
+            raise InterruptRaised(stored.interrupt)
+        raise InterruptRaised(
+            Interrupt(
+                id=minted,
+                name=name,
+                reason=json_copy(reason),
+                source=self.point.source(),
+            )
+        )
+
+
+class AnswerBook:
+    """Read-only view of the stored interrupts for one cycle (shared by executor threads)."""
+
+    def __init__(self, stored: dict[str, StoredInterrupt]) -> None:
+        self._stored = stored
+
+    def find(self, point: RaisePoint, name: str) -> StoredInterrupt | None:
+        for entry in self._stored.values():
+            src = entry.interrupt.source
+            same_unit = point.kind == "before_tools" or src.tool_use_id == point.tool_use_id
+            if entry.interrupt.name == name and src.kind == point.kind and same_unit:
+                return entry
+        return None
+
+
+@dataclass
+class InterruptState:
+    """The agent's interrupt state (``interruptState`` in a snapshot).
+
+    ``activated`` is true exactly while the agent waits for answers; ``pending`` then holds the tool
+    cycle in flight. ``interrupts`` holds every interrupt of that cycle, answered or not.
+    """
+
+    activated: bool = False
+    interrupts: dict[str, StoredInterrupt] = field(default_factory=dict)
+    pending: PendingToolExecution | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    def book(self) -> AnswerBook:
+        return AnswerBook(self.interrupts)
+
+    def unanswered(self) -> list[Interrupt]:
+        return [s.interrupt for s in self.interrupts.values() if not s.answered]
+
+    # --- resume input ------------------------------------------------------------------------
+
+    def parse_resume(self, prompt: Any) -> list[tuple[str, Any]]:
+        """Validate input given to an agent; return the answers when it is a valid resume.
+
+        Pure: raises a ``RocError`` and changes nothing on rejection. Returns ``[]`` for an ordinary
+        prompt to an agent that is not interrupted (which the caller then appends as a user message).
+        Checks run in the order of ROC-RESUME-014, each over the whole input: not interrupted + any
+        interruptResponse -> NOT_INTERRUPTED; interrupted + not a list, or any block that is not an
+        interruptResponse -> INTERRUPT_PENDING; empty list or a malformed interruptResponse ->
+        INVALID_RESUME; null or missing response -> INVALID_RESPONSE; the same id twice ->
+        DUPLICATE_RESPONSE; an id that is not an unanswered pending interrupt -> UNKNOWN_INTERRUPT.
+        """
+        blocks = prompt if isinstance(prompt, list) else None
+        has_response = blocks is not None and any(_is_response_block(b) for b in blocks)
+        if not self.activated:
+            if has_response:  # ROC-RESUME-012, ROC-ANSWER-008: answers to an agent that is not interrupted
+                raise NotInterruptedError("the agent is not interrupted; interruptResponse input is refused")
+            return []
+        if blocks is None:  # ROC-RESUME-002: a plain prompt while interrupted
+            raise InterruptPendingError("the agent is interrupted; resume with interruptResponse blocks")
+        if not blocks:  # ROC-RESUME-003: empty resume list
+            raise InvalidResumeError("resume input must be a non-empty list of interruptResponse blocks")
+        if not all(_is_response_block(b) for b in blocks):  # ROC-RESUME-002: other content or a mix
+            raise InterruptPendingError("the agent is interrupted; resume with interruptResponse blocks only")
+        answers: list[tuple[str, Any]] = []
+        for block in blocks:
+            body = _response_body(block)
+            if body is None:  # ROC-RESUME-004
+                raise InvalidResumeError("malformed interruptResponse block", details={"block": repr(block)})
+            answers.append(body)
+        for interrupt_id_, response in answers:  # ROC-RESUME-005, ROC-RESUME-006, ROC-RESUME-009
+            if response is None or not is_json_value(response):
+                raise InvalidResponseError(
+                    f"response to {interrupt_id_!r} must be a JSON value other than null",
+                    details={"interruptId": interrupt_id_},
+                )
+        seen: set[str] = set()
+        for interrupt_id_, _ in answers:  # ROC-RESUME-008: one answer per interrupt per resume
+            if interrupt_id_ in seen:
+                raise DuplicateResponseError(
+                    f"interrupt {interrupt_id_!r} answered twice", details={"interruptId": interrupt_id_}
+                )
+            seen.add(interrupt_id_)
+        pending = {i.id for i in self.unanswered()}
+        for interrupt_id_, _ in answers:  # ROC-RESUME-007, ROC-ANSWER-004, ROC-ANSWER-009
+            if interrupt_id_ not in pending:
+                raise UnknownInterruptError(
+                    f"no unanswered pending interrupt with id {interrupt_id_!r}",
+                    details={"interruptId": interrupt_id_},
+                )
+        now = datetime.now(UTC)
+        for interrupt_id_, _ in answers:  # ROC-ERR-009 (MAY): an answer after expiresAt is refused
+            expires_at = self.interrupts[interrupt_id_].interrupt.expires_at
+            if expires_at is not None and datetime.fromisoformat(expires_at.replace("Z", "+00:00")) <= now:
+                raise ExpiredError(
+                    f"interrupt {interrupt_id_!r} expired at {expires_at}",
+                    details={"interruptId": interrupt_id_},
+                )
+        return answers
+
+    def apply_answers(self, answers: list[tuple[str, Any]]) -> None:
+        """Store validated answers; they stay until their batch completes (ROC-ANSWER-003)."""
+        for interrupt_id_, response in answers:
+            self.interrupts[interrupt_id_].response = json_copy(response)
+
+    # --- transitions -------------------------------------------------------------------------
+
+    def stop(self, raised: list[Interrupt], pending: PendingToolExecution) -> None:
+        """Interrupt boundary: keep the batch's answers; unanswered ones not raised again are withdrawn.
+
+        ROC-ANSWER-005: the pending set becomes the answers so far plus exactly what this cycle raised.
+        """
+        kept = {k: v for k, v in self.interrupts.items() if v.answered}
+        for interrupt in raised:
+            kept[interrupt.id] = StoredInterrupt(interrupt)
+        self.interrupts = kept
+        self.pending = pending
+        self.activated = True
+
+    def complete_cycle(self) -> None:
+        """Consumption: the batch's answers are used up when it completes (ROC-ANSWER-007, ROC-ANSWER-010)."""
+        self.interrupts = {}
+        self.pending = None
+        self.activated = False
+
+    # --- snapshot form -----------------------------------------------------------------------
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "activated": self.activated,
+            "interrupts": [self._snapshot_interrupt(s).to_json() for s in self.interrupts.values()],
+            "pendingToolExecution": None if self.pending is None else self.pending.to_json(),
+        }
+
+    def _snapshot_interrupt(self, stored: StoredInterrupt) -> SnapshotInterrupt:
+        digest = None
+        tool_use_id = stored.interrupt.source.tool_use_id
+        if tool_use_id is not None and self.pending is not None:
+            for use in self.pending.assistant_message.tool_uses():
+                if use.tool_use_id == tool_use_id:
+                    digest = input_digest(use.input)
+        return SnapshotInterrupt(
+            **stored.interrupt.model_dump(), response=json_copy(stored.response), input_digest=digest
+        )
+
+    def copy(self) -> InterruptState:
+        """An independent copy (interrupt and message models are immutable; answers are deep-copied)."""
+        return InterruptState(
+            activated=self.activated,
+            interrupts={
+                key: StoredInterrupt(entry.interrupt, json_copy(entry.response))
+                for key, entry in self.interrupts.items()
+            },
+            pending=self.pending,
+        )
+
+
+def _is_response_block(block: Any) -> bool:
+    if isinstance(block, InterruptResponseBlock):
+        return True
+    return isinstance(block, dict) and "interruptResponse" in block
+
+
+def _response_body(block: Any) -> tuple[str, Any] | None:
+    """``(interruptId, response)`` of a well-formed block (a missing response reads as null), else None."""
+    if isinstance(block, InterruptResponseBlock):
+        return block.interrupt_response.interrupt_id, block.interrupt_response.response
+    body = block.get("interruptResponse") if isinstance(block, dict) and len(block) == 1 else None
+    if not isinstance(body, dict) or not set(body) <= {"interruptId", "response"}:
+        return None
+    interrupt_id_ = body.get("interruptId")
+    if not isinstance(interrupt_id_, str) or not interrupt_id_:
+        return None
+    return interrupt_id_, body.get("response")

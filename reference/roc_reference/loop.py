@@ -1,0 +1,158 @@
+"""The agent loop: model call, BeforeTools, per tool BeforeToolCall, body, AfterToolCall, AfterTools.
+
+One *cycle* handles one assistant message with tool uses. Its assistant message and tool-result message
+are appended to the history only when the cycle completes; until then they live in the interrupt state's
+pending tool execution, so the history never holds a toolUse without its toolResult
+(ROC-TOOL-005, ROC-TOOL-006).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .executors import Executor, ToolOutcome
+from .hooks import (
+    DEFAULT_CANCEL_MESSAGE,
+    DEFAULT_CANCEL_TOOL_MESSAGE,
+    AfterModelCallEvent,
+    AfterToolCallEvent,
+    AfterToolsEvent,
+    BeforeModelCallEvent,
+    BeforeToolCallEvent,
+    BeforeToolsEvent,
+    HookRegistry,
+    cancel_text,
+)
+from .interrupts import AnswerBook, InterruptRaised, InterruptState, RaisePoint, UnitRun
+from .models import Model
+from .tools import Tool, ToolContext
+from .types import (
+    AgentResult,
+    Interrupt,
+    Message,
+    PendingToolExecution,
+    ToolResult,
+    ToolUse,
+    error_result,
+    tool_result_message,
+)
+
+if TYPE_CHECKING:
+    from .agent import Agent
+
+
+@dataclass
+class CycleOutcome:
+    """The end of one tool cycle: interrupts raised (empty when it completed) and results so far."""
+
+    interrupts: list[Interrupt]
+    pending: PendingToolExecution
+    result_message: Message | None = None
+
+
+@dataclass
+class Loop:
+    """Everything one invocation works on. ``append`` records a message and fires MessageAdded."""
+
+    agent: Agent
+    model: Model
+    hooks: HookRegistry
+    tools: Mapping[str, Tool]
+    executor: Executor
+    interrupts: InterruptState
+    messages: list[Message]
+    append: Callable[[Message], None]
+
+    def run(self) -> AgentResult:
+        """Run cycles until the model ends its turn or an interrupt stops the invocation."""
+        while True:
+            if self.interrupts.pending is not None:
+                # ROC-TOOL-013: resuming a pending batch; no model call until every tool use has a result.
+                pending = self.interrupts.pending
+            else:
+                self.hooks.invoke(BeforeModelCallEvent(self.agent))
+                turn = self.model.call(tuple(self.messages))
+                self.hooks.invoke(AfterModelCallEvent(self.agent, turn.message, turn.stop_reason))
+                if not turn.message.tool_uses():  # ROC-TOOL-001: the turn ends the invocation
+                    self.append(turn.message)
+                    stop = "end_turn" if turn.stop_reason == "tool_use" else turn.stop_reason
+                    return AgentResult(stop_reason=stop, message=turn.message)
+                pending = PendingToolExecution(assistant_message=turn.message)
+            outcome = self.run_cycle(pending)
+            if outcome.interrupts:
+                # ROC-STOP-001, ROC-STOP-004: an unanswered interrupt ends the invocation; no model call.
+                self.interrupts.stop(outcome.interrupts, outcome.pending)
+                return AgentResult(
+                    stop_reason="interrupt", message=pending.assistant_message, interrupts=outcome.interrupts
+                )
+            assert outcome.result_message is not None
+            # ROC-TOOL-003, ROC-TOOL-005: deferred append; both messages enter the history now, together.
+            self.append(pending.assistant_message)
+            self.append(outcome.result_message)
+            self.interrupts.complete_cycle()  # ROC-ANSWER-007: consumed on completion
+
+    def run_cycle(self, pending: PendingToolExecution) -> CycleOutcome:
+        """One tool cycle over ``pending.assistant_message``, keeping the results already completed."""
+        assistant = pending.assistant_message
+        uses = assistant.tool_uses()
+        book = self.interrupts.book()
+        ordinal = len(self.messages)  # the batch's place in the history: part of its interrupt ids
+        results: dict[str, ToolResult] = {r.tool_use_id: r for r in pending.completed_tool_results}
+
+        before = BeforeToolsEvent(self.agent, message=assistant)
+        batch_point = RaisePoint("before_tools", ordinal, batch=tuple(u.tool_use_id for u in uses))
+        raised = self.hooks.invoke_interruptible(before, UnitRun(batch_point, book))
+        if raised:
+            # ROC-HOOK-019, ROC-HOOK-010: a batch interrupt runs no tool, no BeforeToolCall, no AfterTools.
+            return CycleOutcome(raised, pending)
+
+        # ROC-TOOL-011: a tool use with a preserved result never runs again.
+        todo = [u for u in uses if u.tool_use_id not in results]
+        interrupts: list[Interrupt] = []
+        batch_cancel = cancel_text(before.cancel, DEFAULT_CANCEL_MESSAGE)
+        if batch_cancel is not None:
+            for use in todo:  # ROC-CANCEL-005, ROC-CANCEL-006: error results, no events
+                results[use.tool_use_id] = error_result(use.tool_use_id, batch_cancel)
+        else:
+            for outcome in self.executor.run(todo, lambda use: self.run_tool(use, book, ordinal)):
+                if outcome.result is not None:
+                    results[outcome.tool_use.tool_use_id] = outcome.result
+                interrupts.extend(outcome.interrupts)
+
+        # ROC-TOOL-004: results in tool-use order, whatever the completion order.
+        ordered = [results[u.tool_use_id] for u in uses if u.tool_use_id in results]
+        message = tool_result_message(ordered)
+        # ROC-HOOK-010, ROC-HOOK-011: AfterTools fires once for every cycle whose BeforeTools let the batch
+        # proceed, carrying the result message as it stands (preserved + new results; only some when a
+        # tool interrupted).
+        self.hooks.invoke(AfterToolsEvent(self.agent, assistant, message))
+        so_far = PendingToolExecution(assistant_message=assistant, completed_tool_results=ordered)
+        return CycleOutcome(interrupts, so_far, message)
+
+    def run_tool(self, use: ToolUse, book: AnswerBook, ordinal: int) -> ToolOutcome:
+        """BeforeToolCall fan-out, then cancel or the body, then AfterToolCall."""
+        before = BeforeToolCallEvent(self.agent, tool_use=use)
+        point = RaisePoint("before_tool_call", ordinal, use.tool_use_id, use.name)
+        raised = self.hooks.invoke_interruptible(before, UnitRun(point, book))
+        if raised:
+            # ROC-HOOK-018, ROC-HOOK-009, ROC-CANCEL-007: no body, no AfterToolCall, no result; an
+            # interrupt outranks cancel_tool set by another callback in the same pass.
+            return ToolOutcome(use, interrupts=raised)
+
+        cancel = cancel_text(before.cancel_tool, DEFAULT_CANCEL_TOOL_MESSAGE)
+        if cancel is not None:  # ROC-CANCEL-001, ROC-HOOK-009: error result + AfterToolCall
+            result = error_result(use.tool_use_id, cancel)
+        elif (tool := self.tools.get(use.name)) is None:
+            result = error_result(use.tool_use_id, f"unknown tool: {use.name}")  # ROC-TOOL-009
+        else:
+            body_point = RaisePoint("tool", ordinal, use.tool_use_id, use.name)
+            context = ToolContext(use, self.agent, UnitRun(body_point, book))
+            try:
+                result = tool.run(use, context)
+            except InterruptRaised as signal:  # ROC-TOOL-010: an interrupted body records no result
+                return ToolOutcome(use, interrupts=[signal.interrupt])
+        after = AfterToolCallEvent(self.agent, use, result, cancel_message=cancel)
+        self.hooks.invoke(after)
+        return ToolOutcome(use, result=after.result)

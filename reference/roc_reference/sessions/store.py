@@ -1,0 +1,405 @@
+"""The embedded file session store: one directory per session, crash-safe and compare-and-set.
+
+Layout of ``<root>/<session id>/``::
+
+    lock                  flock target, never replaced (shared for load, exclusive for save)
+    state.json            the snapshot without its messages, plus where they are: replaced atomically
+    messages.<gen>.jsonl  the message log: one ``{"i": index, "m": message}`` line per message
+
+Why this shape: a save after a cycle appends only the new messages to the log and rewrites the small state
+document, so its cost follows the work of the cycle, not the length of the history. The state document is
+the commit point. It records how many messages (``messageCount``) and bytes (``logBytes``) of which log
+generation belong to the snapshot; anything after that in the log is the torn tail of a save that died
+before its commit, which loads ignore and the next save truncates. When a snapshot's messages are not an
+extension of the stored ones (a history rewritten or trimmed), the whole log is written to a new generation
+first and the state document then switches to it, so a crash at any point leaves the old or the new snapshot.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import os
+import uuid
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeGuard
+
+from roc_reference.errors import SessionConflictError, SnapshotInvalidError
+from roc_reference.sessions.fsio import atomic_write, fsync_dir, locked, remove_stale_temporaries, write_all
+from roc_reference.sessions.ids import validate_session_id
+from roc_reference.sessions.integrity import MacPrefix, integrity_tag, verify_snapshot
+
+STORE_FORMAT = "roc-file-session/1"
+STATE_FILE = "state.json"
+LOCK_FILE = "lock"
+_LOG_PREFIX = "messages."
+_LOG_SUFFIX = ".jsonl"
+
+
+def _log_name(generation: int) -> str:
+    return f"{_LOG_PREFIX}{generation}{_LOG_SUFFIX}"
+
+
+def _dumps(value: Any) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise SnapshotInvalidError(f"snapshot is not a JSON document: {exc}") from None
+
+
+def _encode(text: str) -> bytes:
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as exc:  # lone surrogates survive json.dumps(ensure_ascii=False)
+        raise SnapshotInvalidError(f"snapshot is not a JSON document: {exc}") from None
+
+
+class FileSessionStore:
+    """A directory holding many sessions, each in its own subdirectory named by its (validated) id."""
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = Path(root)
+
+    def session_dir(self, session_id: str) -> Path:
+        """The directory of ``session_id``; raises ``InvalidSessionIdError`` for an unsafe id."""
+        return self.root / validate_session_id(session_id)
+
+    def manager(
+        self,
+        session_id: str,
+        *,
+        signing_key: tuple[str, bytes] | None = None,
+        verify_keys: Mapping[str, bytes] | None = None,
+    ) -> FileSessionManager:
+        """A session manager for ``session_id`` in this store."""
+        return FileSessionManager(session_id, self, signing_key=signing_key, verify_keys=verify_keys)
+
+    def create_session_dir(self, session_id: str) -> Path:
+        """The directory of ``session_id``, created (mode 0700) if missing."""
+        directory = self.session_dir(session_id)
+        if not directory.is_dir():
+            self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
+            directory.mkdir(mode=0o700, exist_ok=True)
+            fsync_dir(self.root)
+        return directory
+
+
+@dataclass
+class _Stored:
+    """The parsed state document: the commit record of one save."""
+
+    save_id: str
+    revision: int
+    generation: int
+    message_count: int
+    log_bytes: int
+    snapshot: dict[str, Any]  # the snapshot with agent.messages set to null
+
+
+@dataclass
+class _Known:
+    """What this manager knows the committed log holds, so a save can append without reading it back."""
+
+    save_id: str
+    generation: int
+    log_bytes: int
+    messages: list[Any]  # private JSON copies, never handed out
+    mac_prefix: MacPrefix | None = None  # the signing HMAC state after these messages
+
+
+def _corrupt(session_id: str, what: str) -> SnapshotInvalidError:
+    return SnapshotInvalidError(
+        f"stored session {session_id!r} is corrupt: {what}", details={"sessionId": session_id}
+    )
+
+
+def _is_count(value: Any) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+class FileSessionManager:
+    """The ``SessionManager`` of one session in a ``FileSessionStore``.
+
+    With ``signing_key=(key_id, key)`` every saved snapshot carries an HMAC integrity tag (ROC-SEC-002);
+    with a signing key or ``verify_keys`` (key id -> key, for rotation) ``load`` rejects a snapshot whose
+    tag is missing or wrong with ``SnapshotIntegrityError`` (ROC-SEC-003).
+
+    Revisions follow ROC-SESSION-009: the first save stores revision 0, each later one the stored revision
+    plus one; ``save`` refuses any other revision with ``SnapshotInvalidError`` before touching a file.
+    """
+
+    def __init__(
+        self,
+        session_id: str,
+        store: FileSessionStore,
+        *,
+        signing_key: tuple[str, bytes] | None = None,
+        verify_keys: Mapping[str, bytes] | None = None,
+    ) -> None:
+        self.session_id = validate_session_id(session_id)
+        self.store = store
+        self._dir = store.session_dir(session_id)
+        self._signing_key = signing_key
+        keys = dict(verify_keys or {})
+        if signing_key is not None and keys.setdefault(signing_key[0], signing_key[1]) != signing_key[1]:
+            raise ValueError(f"verify_keys maps the signing key id {signing_key[0]!r} to another key")
+        self._verify_keys = keys
+        self._known: _Known | None = None
+
+    # -- SessionManager ------------------------------------------------------------------------------
+
+    def load(self) -> dict[str, Any] | None:
+        """The latest committed snapshot, or ``None`` when nothing was ever saved."""
+        with self._no_symlinks():
+            if not (self._dir / LOCK_FILE).exists():
+                return None  # never saved: do not create anything just to find that out
+            with locked(self._dir / LOCK_FILE, exclusive=False):
+                stored = self._read_state()
+                if stored is None:
+                    return None
+                raw_lines = self._read_log_lines(stored)
+        messages = self._parse_log(raw_lines)
+        snapshot = stored.snapshot
+        snapshot["agent"]["messages"] = messages
+        mac_prefix = None
+        if self._verify_keys:
+            mac_prefix = verify_snapshot(snapshot, self._verify_keys)  # version, then the tag (ROC-SEC-004)
+            if self._signing_key is None or mac_prefix is None or mac_prefix.key_id != self._signing_key[0]:
+                mac_prefix = None  # only a prefix under the signing key helps the next save
+        known = _Known(
+            stored.save_id, stored.generation, stored.log_bytes, self._parse_log(raw_lines), mac_prefix
+        )
+        self._known = known
+        return snapshot
+
+    def save(self, snapshot: Mapping[str, Any], *, expected_revision: int | None) -> None:
+        """Commit ``snapshot`` if the stored revision is ``expected_revision``; else ``SessionConflictError``.
+
+        Nothing is written when the snapshot is rejected (conflict, not JSON, wrong revision).
+        """
+        messages = self._check_shape(snapshot, expected_revision)
+        head = {**snapshot, "agent": {**snapshot["agent"], "messages": None}}
+        _encode(_dumps(head))  # fail on a non-JSON head before taking the lock or touching a file
+        with self._no_symlinks():
+            self._commit(snapshot, head, messages, expected_revision)
+
+    def _commit(
+        self,
+        snapshot: Mapping[str, Any],
+        head: dict[str, Any],
+        messages: list[Any],
+        expected_revision: int | None,
+    ) -> None:
+        """Under the exclusive lock: check the revision, append or rewrite the log, commit the state."""
+        directory = self.store.create_session_dir(self.session_id)
+        with locked(directory / LOCK_FILE, exclusive=True):
+            stored = self._read_state()
+            stored_revision = None if stored is None else stored.revision
+            if stored_revision != expected_revision:
+                raise SessionConflictError(
+                    f"session {self.session_id!r} is at revision {stored_revision}, not {expected_revision}",
+                    details={
+                        "sessionId": self.session_id,
+                        "expectedRevision": expected_revision,
+                        "storedRevision": stored_revision,
+                    },
+                )
+            remove_stale_temporaries(directory)
+            known = self._known_for(stored)
+            # Append when the stored messages are a prefix of the new ones. The check compares in memory
+            # with this manager's private copy of the log (C-speed, no serialization, no I/O); it is the one
+            # part of a save that still grows with the history. It uses Python equality, under which 1, 1.0
+            # and true are equal, so an edit of a past message that only changes such a number's type is
+            # not rewritten.
+            if (
+                known is not None
+                and len(messages) >= len(known.messages)
+                and (messages[: len(known.messages)] == known.messages)
+            ):
+                generation, log_bytes, added = self._append(known, messages)
+                rewrote = False
+            else:
+                generation = 0 if stored is None else stored.generation + 1
+                log_bytes, added = self._rewrite(generation, messages)
+                rewrote = True
+            mac_prefix = None
+            if self._signing_key is not None:  # ROC-SEC-002; reuses the HMAC state of the unchanged prefix
+                reuse = None if rewrote or known is None else known.mac_prefix
+                tag, mac_prefix = integrity_tag(snapshot, *self._signing_key, reuse)
+                head.pop("integrity", None)
+                head["integrity"] = tag
+            save_id = uuid.uuid4().hex
+            state = {
+                "format": STORE_FORMAT,
+                "sessionId": self.session_id,
+                "saveId": save_id,
+                "messageCount": len(messages),
+                "logGeneration": generation,
+                "logBytes": log_bytes,
+                "snapshot": head,
+            }
+            atomic_write(directory / STATE_FILE, _encode(_dumps(state)))
+            self._remove_other_logs(generation)
+        if rewrote or known is None:
+            self._known = _Known(save_id, generation, log_bytes, added, mac_prefix)
+        else:
+            known.messages.extend(added)
+            self._known = _Known(save_id, generation, log_bytes, known.messages, mac_prefix)
+
+    # -- helpers -------------------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _no_symlinks(self) -> Iterator[None]:
+        """Refuse a symbolic link for the session directory or any of its files (ROC-SEC-007).
+
+        Files are opened with O_NOFOLLOW, which fails with ELOOP on a link; both cases are reported as a
+        corrupt stored session rather than followed.
+        """
+        if self._dir.is_symlink():
+            raise _corrupt(self.session_id, "the session directory is a symbolic link")
+        try:
+            yield
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise _corrupt(self.session_id, "a session file is a symbolic link") from None
+            raise
+
+    def _check_shape(self, snapshot: Mapping[str, Any], expected_revision: int | None) -> list[Any]:
+        """The minimum the store needs to split a snapshot; full validation is the loader's job."""
+        if not isinstance(snapshot, Mapping):
+            raise SnapshotInvalidError("snapshot must be a JSON object")
+        revision = snapshot.get("revision")
+        if not _is_count(revision):
+            raise SnapshotInvalidError("snapshot revision must be an integer >= 0")
+        wanted = 0 if expected_revision is None else expected_revision + 1
+        if revision != wanted:  # ROC-SESSION-009
+            raise SnapshotInvalidError(
+                f"snapshot revision {revision} must be {wanted} (the revision it replaces plus one)",
+                details={"revision": revision, "expectedRevision": expected_revision},
+            )
+        agent = snapshot.get("agent")
+        if not isinstance(agent, Mapping) or not isinstance(agent.get("messages"), list):
+            raise SnapshotInvalidError("snapshot agent.messages must be an array")
+        messages: list[Any] = agent["messages"]
+        return messages
+
+    def _read_state(self) -> _Stored | None:
+        try:
+            fd = os.open(self._dir / STATE_FILE, os.O_RDONLY | os.O_NOFOLLOW)
+        except FileNotFoundError:
+            return None
+        with os.fdopen(fd, "rb") as f:
+            raw = f.read()
+        try:
+            state = json.loads(raw)
+        except (ValueError, UnicodeDecodeError):
+            raise _corrupt(self.session_id, "state document is not JSON") from None
+        if not isinstance(state, dict) or state.get("format") != STORE_FORMAT:
+            raise _corrupt(self.session_id, f"state document format is not {STORE_FORMAT!r}")
+        save_id, snapshot = state.get("saveId"), state.get("snapshot")
+        count, generation, log_bytes = (state.get(k) for k in ("messageCount", "logGeneration", "logBytes"))
+        if not isinstance(save_id, str) or not _is_count(count):
+            raise _corrupt(self.session_id, "state document fields are malformed")
+        if not _is_count(generation) or not _is_count(log_bytes):
+            raise _corrupt(self.session_id, "state document fields are malformed")
+        if not isinstance(snapshot, dict) or not _is_count(snapshot.get("revision")):
+            raise _corrupt(self.session_id, "stored snapshot has no revision")
+        agent = snapshot.get("agent")
+        if not isinstance(agent, dict) or "messages" not in agent or agent["messages"] is not None:
+            raise _corrupt(self.session_id, "stored snapshot has no message placeholder")
+        return _Stored(save_id, snapshot["revision"], generation, count, log_bytes, snapshot)
+
+    def _read_log_lines(self, stored: _Stored) -> list[bytes]:
+        """Exactly the committed lines of the log: ``logBytes`` bytes holding ``messageCount`` lines."""
+        if stored.log_bytes == 0:
+            lines: list[bytes] = []
+        else:
+            try:
+                fd = os.open(self._dir / _log_name(stored.generation), os.O_RDONLY | os.O_NOFOLLOW)
+            except FileNotFoundError:
+                raise _corrupt(self.session_id, "message log is missing") from None
+            with os.fdopen(fd, "rb") as f:
+                data = f.read(stored.log_bytes)
+            if len(data) != stored.log_bytes or not data.endswith(b"\n"):
+                raise _corrupt(self.session_id, "message log is shorter than committed")
+            lines = data.split(b"\n")[:-1]
+        if len(lines) != stored.message_count:
+            raise _corrupt(self.session_id, "message log line count differs from messageCount")
+        return lines
+
+    def _parse_log(self, lines: list[bytes]) -> list[Any]:
+        messages: list[Any] = []
+        for index, line in enumerate(lines):
+            try:
+                record = json.loads(line)
+            except (ValueError, UnicodeDecodeError):
+                raise _corrupt(self.session_id, f"message log line {index} is not JSON") from None
+            if not isinstance(record, dict) or record.get("i") != index or "m" not in record:
+                raise _corrupt(self.session_id, f"message log line {index} is out of place")
+            messages.append(record["m"])
+        return messages
+
+    def _known_for(self, stored: _Stored | None) -> _Known | None:
+        """The committed log's content: from memory if this manager wrote or read it last, else from disk."""
+        if stored is None:
+            return None
+        if self._known is not None and self._known.save_id == stored.save_id:
+            return self._known
+        # Someone else committed since (or this manager never loaded): read the log back once.
+        messages = self._parse_log(self._read_log_lines(stored))
+        return _Known(stored.save_id, stored.generation, stored.log_bytes, messages)
+
+    @staticmethod
+    def _lines(messages: list[Any], start: int) -> tuple[bytes, list[Any]]:
+        """Serialized log lines for ``messages`` (indices from ``start``) and private copies of them."""
+        texts = [_dumps({"i": start + k, "m": m}) for k, m in enumerate(messages)]
+        data = _encode("".join(t + "\n" for t in texts))
+        return data, [json.loads(t)["m"] for t in texts]
+
+    def _append(self, known: _Known, messages: list[Any]) -> tuple[int, int, list[Any]]:
+        data, added = self._lines(messages[len(known.messages) :], len(known.messages))
+        path = self._dir / _log_name(known.generation)
+        created = not path.exists()
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        try:
+            if os.fstat(fd).st_size < known.log_bytes:
+                raise _corrupt(self.session_id, "message log is shorter than committed")
+            os.ftruncate(fd, known.log_bytes)  # drop the torn tail of a save that died before its commit
+            os.lseek(fd, known.log_bytes, os.SEEK_SET)
+            write_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        if created:
+            fsync_dir(self._dir)
+        return known.generation, known.log_bytes + len(data), added
+
+    def _rewrite(self, generation: int, messages: list[Any]) -> tuple[int, list[Any]]:
+        data, added = self._lines(messages, 0)
+        # The new generation is unreferenced until the state document commits, so writing it in place is safe;
+        # O_TRUNC clears a leftover of an earlier rewrite that died.
+        fd = os.open(
+            self._dir / _log_name(generation), os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600
+        )
+        try:
+            write_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        fsync_dir(self._dir)
+        return len(data), added
+
+    def _remove_other_logs(self, generation: int) -> None:
+        current = _log_name(generation)
+        removed = False
+        for entry in self._dir.iterdir():
+            name = entry.name
+            if name.startswith(_LOG_PREFIX) and name.endswith(_LOG_SUFFIX) and name != current:
+                with contextlib.suppress(FileNotFoundError):
+                    entry.unlink()
+                    removed = True
+        if removed:
+            fsync_dir(self._dir)

@@ -1,0 +1,275 @@
+"""The portable Snapshot format: reading with full validation, and the optional HMAC tag (ROC-SNAP-*).
+
+Reading is all-or-nothing: ``parse_snapshot`` checks version, shape, integrity and every cross-member
+rule before the caller applies anything, so a rejected snapshot is never half-applied.
+Order of checks: not a JSON object / bad ``schemaVersion`` -> SNAPSHOT_INVALID; other major version ->
+SNAPSHOT_VERSION_UNSUPPORTED; integrity (only when keys are given) -> SNAPSHOT_INTEGRITY; shape (unknown
+members, wrong types) and consistency -> SNAPSHOT_INVALID.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import re
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError
+
+from .errors import SnapshotIntegrityError, SnapshotInvalidError, SnapshotVersionUnsupportedError
+from .interrupts import canonical_json, input_digest
+from .types import (
+    InterruptResponseBlock,
+    Message,
+    PendingToolExecution,
+    RocModel,
+    SnapshotInterrupt,
+    is_json_value,
+)
+
+SCHEMA_VERSION = "1.0"
+SUPPORTED_MAJOR = 1
+KNOWN_MINOR = 0
+_VERSION = re.compile(r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$")
+_CREATED_AT = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?Z$"
+_TOOL_BOUND = ("tool", "before_tool_call")
+
+
+class SnapshotAgent(RocModel):
+    agent_id: str = Field(min_length=1)
+    messages: list[Message]
+    state: dict[str, Any]
+
+
+class SnapshotInterruptState(RocModel):
+    activated: bool
+    interrupts: list[SnapshotInterrupt]
+    pending_tool_execution: PendingToolExecution | None
+
+
+class SnapshotIntegrity(RocModel):
+    alg: Literal["HMAC-SHA256"]
+    key_id: str = Field(min_length=1)
+    mac: str = Field(pattern=r"^[A-Za-z0-9_-]{43}$")
+
+
+class Snapshot(RocModel):
+    """A parsed, validated snapshot."""
+
+    schema_version: str
+    spec_version: str = Field(pattern=r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$")
+    created_at: str = Field(pattern=_CREATED_AT)
+    revision: int = Field(ge=0)
+    agent: SnapshotAgent
+    interrupt_state: SnapshotInterruptState
+    integrity: SnapshotIntegrity | None = None
+
+
+def now_rfc3339() -> str:
+    """The current time as RFC 3339 UTC with a ``Z`` suffix."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def compute_mac(doc: Mapping[str, Any], key: bytes) -> str:
+    """HMAC-SHA256 over the canonical JSON of ``doc`` without ``integrity``, base64url without padding."""
+    body = {k: v for k, v in doc.items() if k != "integrity"}
+    tag = hmac.new(key, canonical_json(body), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(tag).rstrip(b"=").decode("ascii")
+
+
+def sign_snapshot(doc: Mapping[str, Any], key_id: str, key: bytes) -> dict[str, Any]:
+    """A copy of ``doc`` carrying an ``integrity`` member."""
+    signed = {k: v for k, v in doc.items() if k != "integrity"}
+    signed["integrity"] = {"alg": "HMAC-SHA256", "keyId": key_id, "mac": compute_mac(doc, key)}
+    return signed
+
+
+def parse_snapshot(
+    doc: Any, *, integrity_keys: Mapping[str, bytes] | None = None, max_bytes: int | None = None
+) -> Snapshot:
+    """Validate ``doc`` completely and return it parsed; raise the matching RocError otherwise.
+
+    ``max_bytes`` optionally bounds the canonical size of the document (ROC-SEC-010).
+    """
+    if not isinstance(doc, dict) or not is_json_value(doc):
+        raise SnapshotInvalidError("a snapshot is a JSON object")
+    if max_bytes is not None and len(canonical_json(doc)) > max_bytes:
+        raise SnapshotInvalidError(f"snapshot larger than {max_bytes} bytes")
+    version = doc.get("schemaVersion")
+    if not isinstance(version, str) or not _VERSION.match(version):
+        raise SnapshotInvalidError("schemaVersion must be a '<major>.<minor>' string")
+    major, minor = (int(part) for part in version.split("."))
+    if major != SUPPORTED_MAJOR:  # ROC-VER-005: checked before anything else about the content
+        raise SnapshotVersionUnsupportedError(
+            f"snapshot schemaVersion {version} is not readable (major {SUPPORTED_MAJOR} only)",
+            details={"schemaVersion": version},
+        )
+    spec_version = doc.get("specVersion")
+    if (
+        isinstance(spec_version, str)
+        and _VERSION.match(spec_version)
+        and int(spec_version.split(".")[0]) != 1
+    ):
+        raise SnapshotVersionUnsupportedError(  # ROC-VER-006
+            f"snapshot written for spec {spec_version}; this runtime implements 1.x",
+            details={"specVersion": spec_version},
+        )
+    if integrity_keys is not None:  # ROC-SEC-004: verified before any other use
+        _verify_integrity(doc, integrity_keys)
+    if minor > KNOWN_MINOR:  # ROC-VER-007: a later minor may add members; read what 1.0 defines
+        doc = _known_members(doc, _SNAPSHOT_SHAPE)
+    try:
+        snapshot = Snapshot.model_validate(doc, strict=True)  # JSON types as written: no "3" for 3
+    except ValidationError as exc:
+        message = f"malformed snapshot: {exc.errors()[0]['msg']}"
+        raise SnapshotInvalidError(message, details=_where(exc)) from exc
+    _check_consistency(doc, snapshot)
+    return snapshot
+
+
+def _where(exc: ValidationError) -> dict[str, Any]:
+    first = exc.errors()[0]
+    return {"path": "/".join(str(p) for p in first["loc"])}
+
+
+def _verify_integrity(doc: Mapping[str, Any], keys: Mapping[str, bytes]) -> None:
+    integrity = doc.get("integrity")
+    if not isinstance(integrity, dict):
+        raise SnapshotIntegrityError("snapshot carries no integrity tag")
+    key = keys.get(str(integrity.get("keyId")))
+    if key is None or integrity.get("alg") != "HMAC-SHA256":
+        raise SnapshotIntegrityError("snapshot integrity key or algorithm not known")
+    if not hmac.compare_digest(str(integrity.get("mac")), compute_mac(doc, key)):
+        raise SnapshotIntegrityError("snapshot integrity tag does not verify")
+
+
+def _check_consistency(doc: Mapping[str, Any], snap: Snapshot) -> None:
+    def invalid(message: str) -> SnapshotInvalidError:
+        return SnapshotInvalidError(f"inconsistent snapshot: {message}")
+
+    # ROC-SNAP-010: the transcript never holds a toolUse without its toolResult.
+    messages = snap.agent.messages
+    for index, message in enumerate(messages):
+        if any(isinstance(b, InterruptResponseBlock) for b in message.content):
+            raise invalid(f"message {index} holds an interruptResponse block")
+        if message.role == "assistant" and message.tool_results():
+            raise invalid(f"assistant message {index} holds toolResult blocks")
+        if message.role == "user" and message.tool_uses():
+            raise invalid(f"user message {index} holds toolUse blocks")
+        uses = {u.tool_use_id for u in message.tool_uses()}
+        if uses:
+            following = messages[index + 1] if index + 1 < len(messages) else None
+            answered = {r.tool_use_id for r in following.tool_results()} if following is not None else set()
+            if following is None or following.role != "user" or answered != uses:
+                raise invalid(f"toolUse without toolResult after message {index}")
+        results = message.tool_results()
+        if results:
+            previous = messages[index - 1] if index > 0 else None
+            asked = {u.tool_use_id for u in previous.tool_uses()} if previous is not None else set()
+            if not {r.tool_use_id for r in results} <= asked:
+                raise invalid(f"toolResult without toolUse in message {index}")
+
+    state = snap.interrupt_state
+    pending = state.pending_tool_execution
+    if state.activated != bool(state.interrupts):
+        raise invalid("activated must be true exactly when interrupts are stored")
+    if state.activated and pending is None:
+        raise invalid("an activated agent needs its pendingToolExecution")
+    if not state.activated and pending is not None:
+        raise invalid("pendingToolExecution without activation")
+    if state.activated and all(i.response is not None for i in state.interrupts):
+        raise invalid("activated but no interrupt is unanswered")
+    raw_interrupts = doc["interruptState"]["interrupts"]
+    if any(isinstance(r, dict) and "response" in r and r["response"] is None for r in raw_interrupts):
+        raise invalid("a stored response is null")
+    ids = [i.id for i in state.interrupts]
+    if len(set(ids)) != len(ids):
+        raise invalid("interrupt ids are not distinct")
+    points = [(i.source.kind, i.source.tool_use_id, i.name) for i in state.interrupts]
+    if len(set(points)) != len(points):
+        raise invalid("two interrupts share one raise point")
+    if pending is None:
+        return
+
+    uses_by_id = {u.tool_use_id: u for u in pending.assistant_message.tool_uses()}
+    if pending.assistant_message.role != "assistant" or not uses_by_id:
+        raise invalid("pendingToolExecution.assistantMessage must be an assistant message with toolUse")
+    if len(uses_by_id) != len(pending.assistant_message.tool_uses()):
+        raise invalid("toolUseIds of the pending message are not distinct")
+    done = [r.tool_use_id for r in pending.completed_tool_results]
+    if len(set(done)) != len(done) or not set(done) <= set(uses_by_id):
+        raise invalid("completedToolResults must name distinct tool uses of the pending message")
+    for interrupt in state.interrupts:
+        source = interrupt.source
+        if source.kind not in (*_TOOL_BOUND, "before_tools"):
+            raise invalid(f"interrupt source kind {source.kind!r} is not supported by this runtime")
+        if source.kind == "before_tools":
+            if source.tool_use_id is not None or source.tool_name is not None:
+                raise invalid("a before_tools interrupt names no tool")
+            continue
+        use = uses_by_id.get(source.tool_use_id or "")
+        if use is None:
+            raise invalid(f"interrupt {interrupt.id!r} refers to no tool use of the pending message")
+        if source.tool_name is not None and source.tool_name != use.name:
+            raise invalid(f"interrupt {interrupt.id!r} names tool {source.tool_name!r}, not {use.name!r}")
+        if interrupt.response is None and use.tool_use_id in done:
+            raise invalid(f"unanswered interrupt {interrupt.id!r} on a tool use that already completed")
+        # ROC-SNAP-013: an answer stays bound to the input that was approved.
+        if interrupt.input_digest is None:
+            raise invalid(f"tool-bound interrupt {interrupt.id!r} lacks inputDigest")
+        if interrupt.input_digest != input_digest(use.input):
+            raise invalid(f"inputDigest of interrupt {interrupt.id!r} does not match its tool input")
+
+
+# Members of snapshot format 1.0, for reading a later 1.x minor (ROC-VER-007). ``None`` = any JSON value;
+# a dict = an object with these members; a one-element list = an array of that shape.
+_SOURCE = {"kind": None, "toolUseId": None, "toolName": None, "nodeId": None}
+_TOOL_RESULT = {"toolUseId": None, "status": None, "content": [{"text": None, "json": None}]}
+_MESSAGE = {
+    "role": None,
+    "content": [
+        {
+            "text": None,
+            "toolUse": {"toolUseId": None, "name": None, "input": None},
+            "toolResult": _TOOL_RESULT,
+            "interruptResponse": {"interruptId": None, "response": None},
+        }
+    ],
+}
+_STORED_INTERRUPT = {
+    "id": None,
+    "name": None,
+    "reason": None,
+    "source": _SOURCE,
+    "responseSchema": None,
+    "expiresAt": None,
+    "response": None,
+    "inputDigest": None,
+}
+_SNAPSHOT_SHAPE: dict[str, Any] = {
+    "schemaVersion": None,
+    "specVersion": None,
+    "createdAt": None,
+    "revision": None,
+    "agent": {"agentId": None, "messages": [_MESSAGE], "state": None},
+    "interruptState": {
+        "activated": None,
+        "interrupts": [_STORED_INTERRUPT],
+        "pendingToolExecution": {"assistantMessage": _MESSAGE, "completedToolResults": [_TOOL_RESULT]},
+    },
+    "integrity": {"alg": None, "keyId": None, "mac": None},
+}
+
+
+def _known_members(value: Any, shape: Any) -> Any:
+    """``value`` without the object members ``shape`` does not define (recursively)."""
+    if shape is None:
+        return value
+    if isinstance(shape, list) and isinstance(value, list):
+        return [_known_members(v, shape[0]) for v in value]
+    if isinstance(shape, dict) and isinstance(value, dict):
+        return {k: _known_members(v, shape[k]) for k, v in value.items() if k in shape}
+    return value

@@ -1,0 +1,148 @@
+"""Tools: the ``@tool`` decorator, ``ToolContext.interrupt``, running a body into a ToolResult, direct calls.
+
+A tool body receives the toolUse ``input`` as keyword arguments, plus ``tool_context`` when it declares
+that parameter (or was decorated with ``context=True``). Its return value becomes the result content:
+a ``str`` gives ``[{"text": ...}]``, a ``ToolResult`` is taken as is (its toolUseId corrected), anything
+else must be JSON and gives ``[{"json": value}]``. An ordinary exception gives an error result whose
+content is ``[{"text": str(exception)}]`` — a failing tool never crashes the agent (ROC-TOOL-008).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from types import MethodType
+from typing import TYPE_CHECKING, Any, overload
+
+from .errors import RocError
+from .interrupts import UnitRun
+from .types import JsonContent, TextBlock, ToolResult, ToolUse, error_result, is_json_value
+
+if TYPE_CHECKING:
+    from .agent import Agent
+
+CONTEXT_PARAM = "tool_context"
+
+
+@dataclass
+class ToolContext:
+    """What a tool body can see of its call: the tool use, the agent, and ``interrupt``."""
+
+    tool_use: ToolUse
+    agent: Agent
+    _unit: UnitRun
+
+    def interrupt(self, name: str, reason: Any = None) -> Any:
+        """Return the caller's answer to ``name``, or pause the agent until it is answered (ROC-REPLAY-001).
+
+        On resume the body runs again from its start (replay) and this call returns the stored answer,
+        so code before it runs again: keep it idempotent.
+        """
+        return self._unit.interrupt(name, reason)
+
+
+@dataclass(frozen=True)
+class Tool:
+    """A named tool body."""
+
+    name: str
+    fn: Callable[..., Any]
+    context: bool = False
+    description: str = ""
+
+    def __get__(self, instance: object, owner: type | None = None) -> Tool:
+        """``@tool`` on a method: ``obj.method`` is a tool bound to ``obj``."""
+        if instance is None:
+            return self
+        return replace(self, fn=MethodType(self.fn, instance))
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Call the plain function (no agent, no interrupts)."""
+        return self.fn(*args, **kwargs)
+
+    def run(self, tool_use: ToolUse, context: ToolContext) -> ToolResult:
+        """Run the body; ``InterruptRaised`` and ``RocError`` propagate, other errors become error results."""
+        if not isinstance(tool_use.input, dict):  # a model fault; the tool cannot take it as arguments
+            return error_result(tool_use.tool_use_id, "tool input must be a JSON object")
+        kwargs = dict(tool_use.input)
+        if self.context:
+            kwargs[CONTEXT_PARAM] = context
+        try:
+            value = self.fn(**kwargs)
+        except RocError:
+            raise  # misuse of interrupt() (bad name or reason, duplicate name) fails the invocation
+        except Exception as exc:  # ROC-TOOL-008: a failing body gives an error result
+            if context._unit.error is not None:
+                raise context._unit.error from exc
+            return error_result(tool_use.tool_use_id, str(exc))
+        if context._unit.error is not None:  # the body swallowed a misuse of interrupt(); it still fails
+            raise context._unit.error
+        return to_result(tool_use.tool_use_id, value)
+
+
+def to_result(tool_use_id: str, value: Any) -> ToolResult:
+    """The success result for a body's return value (see the module docstring)."""
+    if isinstance(value, ToolResult):
+        return value.model_copy(update={"tool_use_id": tool_use_id})
+    if isinstance(value, str):
+        return ToolResult(tool_use_id=tool_use_id, status="success", content=[TextBlock(text=value)])
+    if not is_json_value(value):
+        return error_result(tool_use_id, f"tool returned a value that is not JSON: {type(value).__name__}")
+    return ToolResult(tool_use_id=tool_use_id, status="success", content=[JsonContent(json=value)])
+
+
+@overload
+def tool(fn: Callable[..., Any], /) -> Tool: ...
+@overload
+def tool(
+    *, name: str | None = None, context: bool | None = None, description: str | None = None
+) -> Callable[[Callable[..., Any]], Tool]: ...
+def tool(
+    fn: Callable[..., Any] | None = None,
+    /,
+    *,
+    name: str | None = None,
+    context: bool | None = None,
+    description: str | None = None,
+) -> Tool | Callable[[Callable[..., Any]], Tool]:
+    """Make a function a tool: ``@tool`` or ``@tool(name=..., context=True)``.
+
+    ``context`` defaults to whether the function has a ``tool_context`` parameter.
+    """
+
+    def wrap(f: Callable[..., Any]) -> Tool:
+        wants_context = CONTEXT_PARAM in inspect.signature(f).parameters if context is None else context
+        return Tool(
+            name=name or f.__name__,
+            fn=f,
+            context=wants_context,
+            description=description if description is not None else inspect.getdoc(f) or "",
+        )
+
+    return wrap(fn) if fn is not None else wrap
+
+
+class ToolCaller:
+    """``agent.tool.<name>(**input)``: direct tool calls (ROC-DIRECT-001..006).
+
+    A direct call runs the body only (no hooks, no history change) and returns its ToolResult.
+    It is refused while the agent is interrupted (INTERRUPT_PENDING), and a body that tries to interrupt
+    fails the call with DIRECT_CALL_INTERRUPT, leaving the agent (including ``agent.state``) unchanged.
+    """
+
+    def __init__(self, agent: Agent) -> None:
+        self._agent = agent
+
+    def __getattr__(self, name: str) -> Callable[..., ToolResult]:
+        tools = self._agent.tool_registry
+        if name not in tools:
+            raise AttributeError(f"no tool named {name!r}")
+
+        def call(**tool_input: Any) -> ToolResult:
+            return self._agent.call_tool_directly(name, tool_input)
+
+        return call
+
+    def __dir__(self) -> list[str]:
+        return sorted(self._agent.tool_registry)

@@ -1,0 +1,172 @@
+"""The frozen snapshot fixtures of spec/examples/Snapshot: valid ones continue, invalid ones are refused."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from refsupport import answer, frozen
+from roc_reference import (
+    Agent,
+    BeforeToolCallEvent,
+    BeforeToolsEvent,
+    ConcurrentExecutor,
+    HookRegistry,
+    ScriptedModel,
+    Tool,
+    ToolContext,
+)
+from roc_reference.errors import ErrorCode, RocError
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "spec" / "examples" / "Snapshot"
+EXAMPLE_KEYS = {"roc-examples-2026": b"roc-example-key-not-secret"}
+
+
+def _expected_codes() -> dict[str, str]:
+    """The *Code* column of the fixture table in spec/examples/Snapshot/README.md."""
+    codes = {}
+    for line in (EXAMPLES / "README.md").read_text().splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) >= 2 and cells[0].startswith("`") and cells[0].endswith(".json`"):
+            codes[cells[0].strip("`")] = cells[-1].strip("`")
+    return codes
+
+
+INVALID = sorted((EXAMPLES / "invalid").glob("*.json"))
+VALID = sorted((EXAMPLES / "valid").glob("*.json"))
+
+
+@pytest.mark.req("ROC-VER-010", "ROC-SNAP-009", "ROC-VER-009")
+@pytest.mark.parametrize("path", INVALID, ids=[p.stem for p in INVALID])
+def test_invalid_fixture_is_refused_with_its_code(path: Path) -> None:
+    code = _expected_codes()[path.name]
+    doc = json.loads(path.read_text())
+    keys = EXAMPLE_KEYS if "integrity" in doc else None  # as the fixture table prescribes
+    with pytest.raises(RocError) as info:
+        Agent.from_snapshot(doc, model=ScriptedModel([]), integrity_keys=keys)
+    assert info.value.code == ErrorCode(code)
+
+
+class FixtureUnits:
+    """Tools and hooks that raise exactly the stored interrupts of a fixture, in their stored order."""
+
+    def __init__(self, doc: dict[str, Any]) -> None:
+        self.stored = doc["interruptState"]["interrupts"]
+        self.received: dict[str, Any] = {}
+
+    def names(self, kind: str, tool_use_id: str | None) -> list[str]:
+        return [
+            i["name"]
+            for i in self.stored
+            if i["source"]["kind"] == kind and i["source"].get("toolUseId") == tool_use_id
+        ]
+
+    def body(self, tool_context: ToolContext, **_: Any) -> Any:
+        got = [tool_context.interrupt(n) for n in self.names("tool", tool_context.tool_use.tool_use_id)]
+        self.received[f"tool:{tool_context.tool_use.tool_use_id}"] = got
+        return got
+
+    def register_hooks(self, registry: HookRegistry, **kwargs: Any) -> None:
+        registry.add_callback(BeforeToolsEvent, self.batch)
+        registry.add_callback(BeforeToolCallEvent, self.call)
+
+    def batch(self, e: BeforeToolsEvent) -> None:
+        self.received["batch"] = [e.interrupt(n) for n in self.names("before_tools", None)]
+
+    def call(self, e: BeforeToolCallEvent) -> None:
+        got = [e.interrupt(n) for n in self.names("before_tool_call", e.tool_use.tool_use_id)]
+        self.received[f"hook:{e.tool_use.tool_use_id}"] = got
+
+    def tools(self, doc: dict[str, Any]) -> list[Tool]:
+        pending = doc["interruptState"]["pendingToolExecution"]
+        names = (
+            {b["toolUse"]["name"] for b in pending["assistantMessage"]["content"] if "toolUse" in b}
+            if pending
+            else set()
+        )
+        return [Tool(n, self.body, context=True) for n in sorted(names)]
+
+
+@pytest.mark.req(
+    "ROC-SESSION-014", "ROC-SESSION-015", "ROC-SESSION-002", "ROC-SESSION-004", "ROC-SESSION-005"
+)
+@pytest.mark.parametrize("path", VALID, ids=[p.stem for p in VALID])
+def test_valid_fixture_restores_and_continues(path: Path) -> None:
+    doc = json.loads(path.read_text())
+    units = FixtureUnits(doc)
+    keys = EXAMPLE_KEYS if "integrity" in doc else None
+    model = ScriptedModel([[{"text": "x"}]] * 50)
+    agent = Agent.from_snapshot(
+        doc,
+        model=model,
+        tools=units.tools(doc),
+        hooks=[units],
+        executor=ConcurrentExecutor(),
+        integrity_keys=keys,
+    )
+    again = agent.take_snapshot()
+    for member in ("createdAt", "revision", "integrity"):
+        again.pop(member, None)
+        doc.pop(member, None)
+    assert again == doc  # ROC-SESSION-007
+    if not agent.is_interrupted:
+        return
+    stored = {i["id"]: i for i in doc["interruptState"]["interrupts"]}
+    unanswered = [i for i in stored.values() if "response" not in i]
+    completed = {
+        r["toolUseId"] for r in doc["interruptState"]["pendingToolExecution"]["completedToolResults"]
+    }
+    before = frozen(agent)
+    with pytest.raises(RocError):
+        agent(
+            [answer(next(i for i in stored if "response" in stored[i]), "again")]
+            if len(unanswered) < len(stored)
+            else [answer("not-an-id", 1)]
+        )
+    assert frozen(agent) == before
+    result = agent([answer(i["id"], f"answer-{i['name']}") for i in unanswered])  # foreign ids are accepted
+    assert result.stop_reason == "end_turn", result.to_json()
+    # stored answers reached their units without being sent again, new ones too; completed tools did not run
+    for key, got in units.received.items():
+        kind, _, tool_use_id = key.partition(":")
+        source_kind = {"tool": "tool", "hook": "before_tool_call", "batch": "before_tools"}[kind]
+        expected = [
+            i.get("response", f"answer-{i['name']}")
+            for i in stored.values()
+            if i["source"]["kind"] == source_kind and i["source"].get("toolUseId") == (tool_use_id or None)
+        ]
+        assert got == expected, key
+        assert tool_use_id not in completed
+    results = agent.messages[-2].tool_results()
+    assert {r.tool_use_id for r in results} >= completed
+
+
+@pytest.mark.req("ROC-SESSION-015", "ROC-SESSION-003", "ROC-SESSION-016")
+def test_reraised_foreign_interrupt_keeps_its_foreign_id() -> None:
+    def ask(tool_context: ToolContext, q: str) -> Any:
+        return tool_context.interrupt(q)
+
+    turns = [
+        [{"toolUse": {"toolUseId": t, "name": "ask", "input": {"q": t}}} for t in ("A", "B")],
+        [{"text": "x"}],
+    ]
+
+    def build(doc: dict[str, Any] | None = None) -> Agent:
+        tools = [Tool("ask", ask, context=True)]
+        if doc is None:
+            return Agent(ScriptedModel(turns), tools=tools, executor=ConcurrentExecutor())
+        return Agent.from_snapshot(
+            doc, model=ScriptedModel(turns), tools=tools, executor=ConcurrentExecutor()
+        )
+
+    original = build()
+    original("go")
+    doc = original.take_snapshot()
+    for i, foreign in zip(doc["interruptState"]["interrupts"], ("urn:other:1", "urn:other:2"), strict=True):
+        i["id"] = foreign  # as another implementation would have minted them
+    restored = build(doc)
+    result = restored([answer("urn:other:1", "a")])
+    assert [i.id for i in result.interrupts] == ["urn:other:2"]
+    assert restored([answer("urn:other:2", "b")]).stop_reason == "end_turn"
