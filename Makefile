@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 
 ## run: the conformance suite against the reference runtime (certify settings); reports in reports/
 run: $(STAMP)
-	$(BIN)/roc-conformance run --target reference --report-dir reports
+	$(BIN)/roc-conformance run --target reference --peer reference --report-dir reports
 
 ## test: linters, type checker, spec checks, buf lint (when node is present), and the whole pytest suite
 test: lint typecheck spec buf pytest

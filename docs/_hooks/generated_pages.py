@@ -6,6 +6,7 @@ One source of truth per fact: these pages are never committed, so they cannot dr
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -26,8 +27,8 @@ def _requirements_page() -> str:
     lines = [
         "# Requirements",
         "",
-        "Every normative statement of RoC 1.0, generated from `spec/requirements.json` (itself generated from the",
-        "chapters). Follow an ID to its text in context.",
+        "Every normative statement of RoC 1.0, generated from `spec/requirements.json` (itself generated",
+        "from the chapters). Follow an ID to its text in context.",
         "",
         f"**{len(reqs)} requirements** — "
         + ", ".join(f"{level}: {n}" for level, n in sorted(by_level.items()))
@@ -40,6 +41,7 @@ def _requirements_page() -> str:
     ]
     for r in reqs:
         text = " ".join(str(r["text"]).split()).replace("|", "\\|")
+        text = re.sub(r"\]\((?!https?:)([^)]+)\)", r"](spec/\1)", text)  # chapter-relative links
         untestable = " *(untestable through the harness)*" if r.get("untestable") else ""
         lines.append(
             f"| [{r['id']}](spec/{r['anchor']}) | {r['level']} | `{r['profile']}` | {text}{untestable} |"
@@ -51,8 +53,8 @@ def _proto_page() -> str:
     lines = [
         "# Protobuf reference",
         "",
-        "The protobuf files of the data model (`roc.v1`) and of the conformance harness (`roc.conformance.v1`),",
-        "shown as they are in `proto/`.",
+        "The protobuf files of the data model (`roc.v1`) and of the conformance harness",
+        "(`roc.conformance.v1`), shown as they are in `proto/`.",
         "",
     ]
     for proto in sorted((ROOT / "proto").rglob("*.proto")):
@@ -61,7 +63,41 @@ def _proto_page() -> str:
     return "\n".join(lines)
 
 
+def _conformance_page() -> str:
+    """conformance/README.md with its repository-relative links pointed at the site's own pages."""
+    text = (ROOT / "conformance" / "README.md").read_text(encoding="utf-8")
+    text = re.sub(r"\]\(\.\./spec/", "](spec/", text)
+    return re.sub(r"\]\(\.\./proto/[^)]*\)", "](proto.md)", text)
+
+
+def _results_page() -> str:
+    """The implementations x requirements matrix of the reports under reports/ (measured results only)."""
+    from roc_conformance.report import matrix
+
+    reports = sorted((ROOT / "reports").glob("**/report.json"))
+    head = [
+        "# Conformance results",
+        "",
+        "Measured results only: each column is a `report.json` written by `roc-conformance run`",
+        "(`make run` writes the reference runtime's). A self-declared feature list is not evidence",
+        "and is never shown here.",
+        "",
+    ]
+    if not reports:
+        missing = "No report is present in this build: run `make run` before `make docs`."
+        return "\n".join([*head, missing, ""])
+    docs = [json.loads(p.read_text(encoding="utf-8")) for p in reports]
+    return "\n".join(head) + "\n" + matrix(docs)
+
+
 def on_files(files: Files, config: MkDocsConfig) -> Files:
-    for uri, content in (("requirements.md", _requirements_page()), ("proto.md", _proto_page())):
+    pages = (
+        ("requirements.md", _requirements_page()),
+        ("proto.md", _proto_page()),
+        ("conformance.md", _conformance_page()),
+        ("results.md", _results_page()),
+        ("report.schema.json", (ROOT / "conformance" / "report.schema.json").read_text(encoding="utf-8")),
+    )
+    for uri, content in pages:
         files.append(File.generated(config, uri, content=content))
     return files
