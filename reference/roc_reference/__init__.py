@@ -4,7 +4,8 @@ A tour, in reading order: ``types`` (the data model as spec JSON), ``interrupts`
 resume validation, activation, consumption), ``hooks`` (events, registry, fan-out), ``tools`` (``@tool``,
 ``ToolContext.interrupt``, direct calls), ``executors`` (sequential, concurrent), ``loop`` (the tool
 cycle with deferred append), ``agent`` (invoke/resume, snapshots, sessions), ``snapshot`` (the portable
-format and its validation). The core imports no gRPC.
+format and its validation), ``integrity`` (canonical JSON, input digests, HMAC tags).
+The core imports no gRPC.
 
     @tool
     def delete_files(paths: list[str], tool_context: ToolContext) -> bool:
@@ -43,9 +44,11 @@ from .hooks import (  # noqa: E402
     InterruptibleEvent,
     MessageAddedEvent,
 )
-from .interrupts import input_digest, interrupt_id  # noqa: E402
+from .integrity import input_digest  # noqa: E402
+from .integrity import sign as sign_snapshot  # noqa: E402
+from .interrupts import interrupt_id  # noqa: E402
 from .models import Model, ModelTurn, ScriptedModel  # noqa: E402
-from .snapshot import SCHEMA_VERSION, parse_snapshot, sign_snapshot  # noqa: E402
+from .snapshot import SCHEMA_VERSION, parse_snapshot  # noqa: E402
 from .state import AgentState  # noqa: E402
 from .tools import Tool, ToolContext, tool  # noqa: E402
 from .types import (  # noqa: E402

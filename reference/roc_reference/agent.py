@@ -20,11 +20,12 @@ from . import SPEC_VERSION
 from .errors import InterruptPendingError, InvalidResumeError, SnapshotInvalidError
 from .executors import Executor, SequentialExecutor
 from .hooks import AfterInvocationEvent, BeforeInvocationEvent, HookProvider, HookRegistry, MessageAddedEvent
+from .integrity import sign
 from .interrupts import AnswerBook, InterruptState, RaisePoint, StoredInterrupt, UnitRun
 from .loop import Loop
 from .models import Model
 from .session_api import SessionManager
-from .snapshot import SCHEMA_VERSION, Snapshot, now_rfc3339, parse_snapshot, sign_snapshot
+from .snapshot import SCHEMA_VERSION, Snapshot, now_rfc3339, parse_snapshot
 from .state import AgentState
 from .tools import Tool, ToolCaller, ToolContext
 from .types import (
@@ -228,7 +229,7 @@ class Agent:
     def _snapshot_doc(self, revision: int) -> dict[str, Any]:
         doc = self._unsigned_doc(revision)
         if self._signing_key_id is not None and self._integrity_keys is not None:
-            return sign_snapshot(doc, self._signing_key_id, self._integrity_keys[self._signing_key_id])
+            return sign(doc, self._signing_key_id, self._integrity_keys[self._signing_key_id])
         return doc
 
     def _unsigned_doc(self, revision: int) -> dict[str, Any]:

@@ -28,8 +28,6 @@ recomputing the id, so a snapshot written by another implementation (other id fo
 
 from __future__ import annotations
 
-import hashlib
-import json
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -50,6 +48,7 @@ from .errors import (
     RocError,
     UnknownInterruptError,
 )
+from .integrity import input_digest
 from .types import (
     Interrupt,
     InterruptResponseBlock,
@@ -66,33 +65,6 @@ def interrupt_id(kind: InterruptSourceKind, batch: int, scope: Sequence[str], un
     """The deterministic id of a raise point (see the module docstring for the derivation)."""
     encoded_scope = ",".join(quote(part, safe="") for part in scope)
     return f"roc1:{kind}:{batch}:{encoded_scope}:{unit}:{quote(name, safe='')}"
-
-
-def canonical_json(value: Any) -> bytes:
-    """The spec's canonical JSON bytes (ROC-SNAP-008): sorted keys, no whitespace, UTF-8.
-
-    Floats with an integral value are written as integers first (``1.0`` -> ``1``, ``-0.0`` -> ``0``),
-    because parsers in other languages do not keep that difference; Python's ``repr`` of the remaining
-    floats is already the shortest round-trip form the spec asks for.
-    """
-    return json.dumps(
-        _integral_floats_as_ints(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False
-    ).encode("utf-8")
-
-
-def _integral_floats_as_ints(value: Any) -> Any:
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, list):
-        return [_integral_floats_as_ints(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _integral_floats_as_ints(v) for k, v in value.items()}
-    return value
-
-
-def input_digest(tool_input: Any) -> str:
-    """``sha256:<hex>`` of the canonical JSON of a tool input (binds an answer to what was approved)."""
-    return "sha256:" + hashlib.sha256(canonical_json(tool_input)).hexdigest()
 
 
 class InterruptRaised(BaseException):

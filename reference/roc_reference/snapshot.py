@@ -1,4 +1,4 @@
-"""The portable Snapshot format: reading with full validation, and the optional HMAC tag (ROC-SNAP-*).
+"""The portable Snapshot format: reading with full validation (ROC-SNAP-*); tags are in ``integrity``.
 
 Reading is all-or-nothing: ``parse_snapshot`` checks version, shape, integrity and every cross-member
 rule before the caller applies anything, so a rejected snapshot is never half-applied.
@@ -9,9 +9,6 @@ members, wrong types) and consistency -> SNAPSHOT_INVALID.
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import hmac
 import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -19,8 +16,8 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError
 
-from .errors import SnapshotIntegrityError, SnapshotInvalidError, SnapshotVersionUnsupportedError
-from .interrupts import canonical_json, input_digest
+from .errors import SnapshotInvalidError, SnapshotVersionUnsupportedError
+from .integrity import MacPrefix, canonical_value, input_digest, verify
 from .types import (
     InterruptResponseBlock,
     Message,
@@ -33,7 +30,7 @@ from .types import (
 SCHEMA_VERSION = "1.0"
 SUPPORTED_MAJOR = 1
 KNOWN_MINOR = 0
-_VERSION = re.compile(r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$")
+_VERSION = re.compile(r"(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)", re.ASCII)
 _CREATED_AT = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?Z$"
 _TOOL_BOUND = ("tool", "before_tool_call")
 
@@ -73,18 +70,36 @@ def now_rfc3339() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def compute_mac(doc: Mapping[str, Any], key: bytes) -> str:
-    """HMAC-SHA256 over the canonical JSON of ``doc`` without ``integrity``, base64url without padding."""
-    body = {k: v for k, v in doc.items() if k != "integrity"}
-    tag = hmac.new(key, canonical_json(body), hashlib.sha256).digest()
-    return base64.urlsafe_b64encode(tag).rstrip(b"=").decode("ascii")
+def check_version(doc: Mapping[str, Any]) -> int:
+    """A loader's first check (ROC-VER-004/005/006), before the tag is verified (ROC-SEC-004).
+
+    Returns the minor version of ``schemaVersion``. A malformed ``specVersion`` is left to the shape
+    checks that follow the tag: only the major of a well-formed one decides readability, so a tampered
+    document is still reported as tampered.
+    """
+    version = doc.get("schemaVersion")
+    match = _VERSION.fullmatch(version) if isinstance(version, str) else None
+    if match is None:
+        raise SnapshotInvalidError("schemaVersion must be a '<major>.<minor>' string")
+    if int(match[1]) != SUPPORTED_MAJOR:
+        raise SnapshotVersionUnsupportedError(
+            f"snapshot schemaVersion {version} is not readable (major {SUPPORTED_MAJOR} only)",
+            details={"schemaVersion": version},
+        )
+    spec_version = doc.get("specVersion")
+    spec_match = _VERSION.fullmatch(spec_version) if isinstance(spec_version, str) else None
+    if spec_match is not None and int(spec_match[1]) != SUPPORTED_MAJOR:
+        raise SnapshotVersionUnsupportedError(
+            f"snapshot written for spec {spec_version}; this runtime implements {SUPPORTED_MAJOR}.x",
+            details={"specVersion": spec_version},
+        )
+    return int(match[2])
 
 
-def sign_snapshot(doc: Mapping[str, Any], key_id: str, key: bytes) -> dict[str, Any]:
-    """A copy of ``doc`` carrying an ``integrity`` member."""
-    signed = {k: v for k, v in doc.items() if k != "integrity"}
-    signed["integrity"] = {"alg": "HMAC-SHA256", "keyId": key_id, "mac": compute_mac(doc, key)}
-    return signed
+def verify_snapshot(doc: Mapping[str, Any], keys: Mapping[str, bytes]) -> MacPrefix | None:
+    """What a reader configured with keys does first: the version check, then the tag (spec order)."""
+    check_version(doc)
+    return verify(doc, keys)
 
 
 def parse_snapshot(
@@ -96,29 +111,11 @@ def parse_snapshot(
     """
     if not isinstance(doc, dict) or not is_json_value(doc):
         raise SnapshotInvalidError("a snapshot is a JSON object")
-    if max_bytes is not None and len(canonical_json(doc)) > max_bytes:
+    if max_bytes is not None and len(canonical_value(doc)) > max_bytes:
         raise SnapshotInvalidError(f"snapshot larger than {max_bytes} bytes")
-    version = doc.get("schemaVersion")
-    if not isinstance(version, str) or not _VERSION.match(version):
-        raise SnapshotInvalidError("schemaVersion must be a '<major>.<minor>' string")
-    major, minor = (int(part) for part in version.split("."))
-    if major != SUPPORTED_MAJOR:  # ROC-VER-005: checked before anything else about the content
-        raise SnapshotVersionUnsupportedError(
-            f"snapshot schemaVersion {version} is not readable (major {SUPPORTED_MAJOR} only)",
-            details={"schemaVersion": version},
-        )
-    spec_version = doc.get("specVersion")
-    if (
-        isinstance(spec_version, str)
-        and _VERSION.match(spec_version)
-        and int(spec_version.split(".")[0]) != 1
-    ):
-        raise SnapshotVersionUnsupportedError(  # ROC-VER-006
-            f"snapshot written for spec {spec_version}; this runtime implements 1.x",
-            details={"specVersion": spec_version},
-        )
+    minor = check_version(doc)  # ROC-VER-005/006: before anything else about the content
     if integrity_keys is not None:  # ROC-SEC-004: verified before any other use
-        _verify_integrity(doc, integrity_keys)
+        verify(doc, integrity_keys)
     if minor > KNOWN_MINOR:  # ROC-VER-007: a later minor may add members; read what 1.0 defines
         doc = _known_members(doc, _SNAPSHOT_SHAPE)
     try:
@@ -133,17 +130,6 @@ def parse_snapshot(
 def _where(exc: ValidationError) -> dict[str, Any]:
     first = exc.errors()[0]
     return {"path": "/".join(str(p) for p in first["loc"])}
-
-
-def _verify_integrity(doc: Mapping[str, Any], keys: Mapping[str, bytes]) -> None:
-    integrity = doc.get("integrity")
-    if not isinstance(integrity, dict):
-        raise SnapshotIntegrityError("snapshot carries no integrity tag")
-    key = keys.get(str(integrity.get("keyId")))
-    if key is None or integrity.get("alg") != "HMAC-SHA256":
-        raise SnapshotIntegrityError("snapshot integrity key or algorithm not known")
-    if not hmac.compare_digest(str(integrity.get("mac")), compute_mac(doc, key)):
-        raise SnapshotIntegrityError("snapshot integrity tag does not verify")
 
 
 def _check_consistency(doc: Mapping[str, Any], snap: Snapshot) -> None:
@@ -230,6 +216,7 @@ _SOURCE = {"kind": None, "toolUseId": None, "toolName": None, "nodeId": None}
 _TOOL_RESULT = {"toolUseId": None, "status": None, "content": [{"text": None, "json": None}]}
 _MESSAGE = {
     "role": None,
+    "metadata": None,
     "content": [
         {
             "text": None,

@@ -17,6 +17,7 @@ from pydantic import (
     ConfigDict,
     Field,
     SerializerFunctionWrapHandler,
+    field_validator,
     model_serializer,
     model_validator,
 )
@@ -102,11 +103,22 @@ class JsonContent(RocModel):
 
 
 class ToolUse(RocModel):
-    """``{toolUseId, name, input}``: one tool call requested by the model."""
+    """``{toolUseId, name, input}``: one tool call requested by the model.
+
+    ``input`` is any JSON value (spec 2.3): usually an object of named arguments, but a snapshot from another
+    implementation can hold an array, a string, a number or null, and it is kept as written.
+    """
 
     tool_use_id: str = Field(min_length=1)
     name: str
     input: Any = Field(default_factory=dict)
+
+    @field_validator("input")
+    @classmethod
+    def _input_is_json(cls, value: Any) -> Any:
+        if not is_json_value(value):
+            raise ValueError("toolUse input must be a JSON value")
+        return value
 
 
 class ToolUseBlock(RocModel):
@@ -146,10 +158,25 @@ ContentBlock = TextBlock | ToolUseBlock | ToolResultBlock | InterruptResponseBlo
 
 
 class Message(RocModel):
-    """``{role, content: [ContentBlock]}``."""
+    """``{role, content: [ContentBlock], metadata?}``.
+
+    ``metadata`` is the data model's one extension point (spec 2.3): an implementation-defined JSON object
+    that the runtime keeps as found and never interprets.
+    """
+
+    _omit_if_none = frozenset({"metadata"})
 
     role: Role
     content: list[ContentBlock]
+    metadata: dict[str, Any] | None = None
+
+    @field_validator("metadata", mode="before")
+    @classmethod
+    def _metadata_is_a_json_object(cls, value: Any) -> Any:
+        # Only an explicit value reaches here: an absent member stays absent, a null one is not an object.
+        if not isinstance(value, dict) or not is_json_value(value):
+            raise ValueError("message metadata must be a JSON object")
+        return json_copy(value)  # a private copy: nobody edits a recorded message from outside
 
     def tool_uses(self) -> list[ToolUse]:
         """The toolUse blocks of this message, in order."""

@@ -291,20 +291,42 @@ _json = st.recursive(
 )
 
 
+def independent_canonical(doc):
+    """The spec 8.2 form written out separately from the runtime's: an oracle for the tests below."""
+
+    def ints(v):
+        if isinstance(v, float) and v.is_integer():
+            return int(v)
+        if isinstance(v, list):
+            return [ints(x) for x in v]
+        if isinstance(v, dict):
+            return {k: ints(x) for k, x in v.items()}
+        return v
+
+    body = {k: v for k, v in doc.items() if k != "integrity"}
+    return json.dumps(ints(body), sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def one_pass_mac(doc, key):
+    return (
+        base64.urlsafe_b64encode(hmac.new(key, independent_canonical(doc), hashlib.sha256).digest())
+        .rstrip(b"=")
+        .decode("ascii")
+    )
+
+
 @pytest.mark.req("ROC-SNAP-008")
 @settings(max_examples=60, deadline=None)
 @given(doc=st.dictionaries(st.text(max_size=5), _json, max_size=4))
-def test_one_canonical_form_in_the_store_and_the_runtime(doc):
-    """The store's tags and the runtime's digests must use the same bytes for the same document."""
-    from roc_reference.interrupts import canonical_json as runtime_canonical_json
-
-    doc.pop("integrity", None)
+def test_canonical_json_matches_an_independent_serialization(doc):
+    """Tags and digests share one canonical form; it must equal the spec's serialization of the document."""
     try:
         ours = canonical_json(doc)
     except SnapshotInvalidError:
         return  # lone surrogates: not JSON text
-    assert ours == runtime_canonical_json(doc)
-    assert json.loads(ours) == json.loads(json.dumps(doc))  # the canonical form reads back as the document
+    assert ours == independent_canonical(doc)
+    body = {k: v for k, v in doc.items() if k != "integrity"}
+    assert json.loads(ours) == json.loads(json.dumps(body))  # the canonical form reads back as the document
 
 
 _steps = st.lists(
@@ -326,9 +348,7 @@ _steps = st.lists(
 @given(steps=_steps)
 def test_incremental_tags_equal_one_pass_tags(tmp_path_factory, steps):
     """The store reuses the HMAC state of the unchanged message prefix; every tag it writes must equal the
-    runtime's one-pass tag of the same document (an independent implementation of the canonical form)."""
-    from roc_reference.snapshot import compute_mac as runtime_mac
-
+    one-pass tag of the same document over an independent serialization of the canonical form."""
     store = FileSessionStore(tmp_path_factory.mktemp("inc"))
     manager = signed_manager(store)
     messages = [text_message("user", "start 1.0")]
@@ -351,11 +371,11 @@ def test_incremental_tags_equal_one_pass_tags(tmp_path_factory, steps):
             doc["agent"]["state"] = {"x": 2.0, "y": 0.25}
         manager.save(doc, expected_revision=revision - 1)
         loaded = signed_manager(store).load()  # verifies the tag
-        assert loaded["integrity"]["mac"] == runtime_mac(doc, KEY)
+        assert loaded["integrity"]["mac"] == one_pass_mac(doc, KEY)
 
 
 def test_a_signed_append_canonicalizes_only_the_new_messages(store, monkeypatch):
-    import roc_reference.sessions.integrity as integrity_module
+    import roc_reference.integrity as integrity_module
 
     history = [text_message("user", f"m{k}") for k in range(500)]
     signed_manager(store).save(snapshot(0, history), expected_revision=None)
@@ -372,3 +392,29 @@ def test_a_signed_append_canonicalizes_only_the_new_messages(store, monkeypatch)
     assert signed_manager(store).load() == sign(
         snapshot(2, [*longer, text_message("assistant", "c")]), "key-1", KEY
     )
+
+
+@pytest.mark.req("ROC-SESSION-014", "ROC-SEC-002")
+def test_foreign_metadata_and_non_object_inputs_survive_a_signed_store(store):
+    """Message metadata (spec 2.3's extension point) and a toolUse input that is not an object are stored,
+    tagged and restored as written, through the incremental tag of appended messages too."""
+    from roc_reference import Agent, ScriptedModel
+
+    doc = interrupted_snapshot()
+    doc["agent"]["messages"][0]["metadata"] = {"usage": {"ratio": 1.0}, "ids": ["x", None]}
+    pending = doc["interruptState"]["pendingToolExecution"]["assistantMessage"]
+    pending["metadata"] = {"vendor": {"n": 2.5}}
+    pending["content"][0]["toolUse"]["input"] = ["a/b/c.txt", 1]
+    doc["interruptState"]["interrupts"][0]["inputDigest"] = input_digest(["a/b/c.txt", 1])
+    signed_manager(store).save(doc, expected_revision=None)
+    assert signed_manager(store).load() == sign(doc, "key-1", KEY)
+    later = json.loads(json.dumps(doc))
+    later["revision"] = 1
+    later["agent"]["messages"].append({"role": "assistant", "content": [{"text": "t"}], "metadata": {"k": 1}})
+    signed_manager(store).save(later, expected_revision=0)
+    loaded = signed_manager(store).load()
+    assert loaded == sign(later, "key-1", KEY)
+    agent = Agent.from_snapshot(loaded, model=ScriptedModel([]), integrity_keys={"key-1": KEY})
+    again = agent.take_snapshot()
+    assert again["agent"] == later["agent"]
+    assert again["interruptState"] == later["interruptState"]

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from roc_reference import Agent, ScriptedModel, Tool
-from roc_reference.errors import RocError
-from roc_reference.sessions import FileSessionManager, FileSessionStore
+from roc_reference.errors import RocError, SnapshotIntegrityError
+from roc_reference.sessions import FileSessionManager, FileSessionStore, verify_snapshot
 
 VALID = Path(__file__).resolve().parents[2] / "spec" / "examples" / "Snapshot" / "valid"
 EXAMPLE_TEXTS = {p.name: p.read_text("utf-8") for p in sorted(VALID.glob("*.json"))}
@@ -50,6 +50,12 @@ near_values = st.sampled_from(
         -1,
         0,
         1,
+        # integrity.mac look-alikes: right length but not base64url, wrong length, non-ASCII text
+        "A" * 43,
+        "A" * 42,
+        "A" * 43 + "=",
+        "\u00a1" * 43,
+        "\u0663" * 43,
     ]
 ) | st.sampled_from([True, False, None, [], {}, {"text": "t"}, [{"text": "t"}]])
 
@@ -110,13 +116,6 @@ def mutated() -> st.SearchStrategy[tuple[str, Any]]:
     return st.tuples(st.sampled_from(sorted(EXAMPLE_TEXTS)), plans).map(lambda c: (c[0], apply_plan(*c)))
 
 
-def known_runtime_gap(doc: Any, verify: bool) -> bool:
-    """Inputs that hit a runtime bug already reported (see test_known_gap_non_ascii_mac); skipped here so the
-    fuzz keeps looking for new ones."""
-    tag = doc.get("integrity") if isinstance(doc, dict) else None
-    return verify and isinstance(tag, dict) and not str(tag.get("mac")).isascii()
-
-
 def tools_for(doc: Any) -> list[Tool]:
     """A tool for every name the document mentions, so resumes reach tool bodies."""
     names = {
@@ -146,7 +145,6 @@ def test_every_valid_example_loads():
 @given(case=mutated(), verify=st.booleans())
 def test_mutated_snapshots_load_or_fail_with_a_roc_error(case, verify):
     _, doc = case
-    assume(not known_runtime_gap(doc, verify))
     original = copy.deepcopy(doc)
     agent = load(doc, EXAMPLE_KEYS if verify else None)
     assert doc == original  # the loader never edits its input
@@ -178,15 +176,36 @@ def test_mutated_snapshots_in_a_session_store_fail_only_with_roc_errors(tmp_path
     assert agent.revision == doc["revision"]
 
 
-@pytest.mark.xfail(
-    reason="runtime gap: snapshot._verify_integrity passes str(mac) to hmac.compare_digest, which raises "
-    "TypeError for non-ASCII text; it should reject a mac that is not a 43-character base64url string "
-    "with SNAPSHOT_INTEGRITY first",
-    raises=TypeError,
-    strict=False,
-)
+SIGNED = "paused-second-question-signed.json"
+
+
 @pytest.mark.req("ROC-SEC-003")
-def test_known_gap_non_ascii_mac():
-    doc = copy.deepcopy(EXAMPLES["paused-second-question-signed.json"])
-    doc["integrity"]["mac"] = "¡" * 43
-    assert load(doc, EXAMPLE_KEYS) is None
+@pytest.mark.parametrize(
+    "mac",
+    [
+        "\u00a1" * 43,  # non-ASCII text once made hmac.compare_digest raise TypeError
+        "\u0663" * 43,  # digits of another script
+        "A" * 42,
+        "A" * 44,
+        "A" * 42 + "=",
+        "",
+    ],
+)
+def test_a_mac_that_is_not_43_base64url_characters_is_rejected_as_tampering(mac):
+    doc = copy.deepcopy(EXAMPLES[SIGNED])
+    doc["integrity"]["mac"] = mac
+    with pytest.raises(SnapshotIntegrityError):
+        Agent.from_snapshot(doc, model=ScriptedModel([]), tools=tools_for(doc), integrity_keys=EXAMPLE_KEYS)
+    with pytest.raises(SnapshotIntegrityError):
+        verify_snapshot(doc, EXAMPLE_KEYS)  # the store's reader
+
+
+@pytest.mark.req("ROC-SEC-003")
+@settings(max_examples=60, deadline=None)
+@given(mac=st.text(max_size=50) | st.text(alphabet="ABCxyz019-_", min_size=43, max_size=43))
+def test_any_text_as_mac_fails_only_with_snapshot_integrity(mac):
+    doc = copy.deepcopy(EXAMPLES[SIGNED])
+    assume(mac != doc["integrity"]["mac"])
+    doc["integrity"]["mac"] = mac
+    with pytest.raises(SnapshotIntegrityError):
+        Agent.from_snapshot(doc, model=ScriptedModel([]), tools=tools_for(doc), integrity_keys=EXAMPLE_KEYS)

@@ -28,9 +28,10 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 from roc_reference.errors import SessionConflictError, SnapshotInvalidError
+from roc_reference.integrity import MacPrefix, integrity_tag
 from roc_reference.sessions.fsio import atomic_write, fsync_dir, locked, remove_stale_temporaries, write_all
 from roc_reference.sessions.ids import validate_session_id
-from roc_reference.sessions.integrity import MacPrefix, integrity_tag, verify_snapshot
+from roc_reference.snapshot import verify_snapshot
 
 STORE_FORMAT = "roc-file-session/1"
 STATE_FILE = "state.json"

@@ -1,8 +1,9 @@
-"""Snapshot integrity (spec 10.3): an HMAC-SHA256 tag over the snapshot's canonical form, named by a key id.
+"""Canonical JSON, input digests and snapshot integrity tags: the one implementation (spec 8.2, 10.3).
 
-The tag lets a reader notice a snapshot edited at rest (a forged stored answer, an injected message). The
-canonical form (spec 8.2) is sorted keys, no whitespace, UTF-8, numbers with an integral value written as
-integers, and the ``integrity`` member removed, so the tag covers every other bit of meaning in the document.
+The canonical form (spec 8.2) is sorted keys, no whitespace, UTF-8, numbers with an integral value written
+as integers. Input digests bind a stored answer to the tool input it was given for; the HMAC-SHA256 tag,
+named by a key id, lets a reader notice a snapshot edited at rest. The tag covers the canonical form of the
+snapshot with its ``integrity`` member removed, so every other bit of meaning in the document.
 
 In the canonical form of a 1.0 snapshot ``agent.messages`` comes first, right after ``agentId``
 (``agent`` sorts before every other member). So the HMAC state after the messages can be kept (``MacPrefix``)
@@ -13,7 +14,6 @@ adds, not the whole history.
 from __future__ import annotations
 
 import base64
-import binascii
 import hashlib
 import hmac
 import json
@@ -23,16 +23,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from roc_reference.errors import SnapshotIntegrityError, SnapshotInvalidError, SnapshotVersionUnsupportedError
-from roc_reference.snapshot import SUPPORTED_MAJOR
+from .errors import SnapshotIntegrityError, SnapshotInvalidError
 
 ALG = "HMAC-SHA256"
+# An HMAC-SHA256 tag is 32 bytes: 43 base64url characters without padding.
+_MAC = re.compile(r"[A-Za-z0-9_-]{43}")
 
 
 def _integral_floats_as_ints(value: Any) -> Any:
-    # JSON parsers elsewhere do not keep 1.0 apart from 1, so the canonical form writes both as 1 (spec 8.2).
-    # Python's float repr already gives the spec's form for the other numbers: shortest round-trip digits,
-    # positional from 1e-4 up (non-integral floats are below 2**53 < 1e16), "1e-05" style below.
+    # JSON parsers elsewhere do not keep 1.0 apart from 1, so the canonical form writes both as 1 (and -0.0
+    # as 0). Python's float repr already gives the spec's form for the other numbers: shortest round-trip
+    # digits, positional from 1e-4 up (non-integral floats are below 2**53 < 1e16), "1e-05" style below.
     if isinstance(value, float):
         return int(value) if math.isfinite(value) and value.is_integer() else value
     if isinstance(value, dict):
@@ -57,7 +58,7 @@ def canonical_value(value: Any) -> bytes:
             allow_nan=False,
         )
         return text.encode("utf-8")
-    except (TypeError, ValueError) as exc:  # UnicodeEncodeError is a ValueError
+    except (TypeError, ValueError, RecursionError) as exc:  # UnicodeEncodeError is a ValueError
         raise SnapshotInvalidError(f"snapshot is not a JSON document: {exc}") from None
 
 
@@ -66,22 +67,17 @@ def canonical_json(doc: Mapping[str, Any]) -> bytes:
     return canonical_value({k: v for k, v in doc.items() if k != "integrity"})
 
 
+def input_digest(tool_input: Any) -> str:
+    """``sha256:<hex>`` of the canonical form of a tool input (binds an answer to what was approved)."""
+    return "sha256:" + hashlib.sha256(canonical_value(tool_input)).hexdigest()
+
+
 def _b64url(raw: bytes) -> str:
     return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
 
 
-def _unb64url(text: str) -> bytes:
-    # Strict: the alphabet without padding; anything else is not a mac this module wrote.
-    if not text or any(c not in _B64URL for c in text) or len(text) % 4 == 1:
-        raise ValueError("not base64url")
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-
-
-_B64URL = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
-
-
 def compute_mac(doc: Mapping[str, Any], key: bytes) -> str:
-    """The base64url (unpadded) HMAC-SHA256 of ``doc``'s canonical JSON."""
+    """The base64url (unpadded) HMAC-SHA256 of ``doc``'s canonical form, in one pass."""
     return _b64url(hmac.new(key, canonical_json(doc), hashlib.sha256).digest())
 
 
@@ -178,46 +174,13 @@ def verify(doc: Mapping[str, Any], keys: Mapping[str, bytes]) -> MacPrefix | Non
         raise SnapshotIntegrityError(f"unknown integrity key id {key_id!r}", details={"keyId": str(key_id)})
     if not isinstance(mac, str):
         raise SnapshotIntegrityError("snapshot integrity mac is not a string", details={"keyId": key_id})
-    try:
-        given = _unb64url(mac)
-    except (ValueError, binascii.Error):
+    # Checked before comparing: compare_digest refuses non-ASCII text with a TypeError.
+    if not _MAC.fullmatch(mac):
         raise SnapshotIntegrityError(
-            "snapshot integrity mac is not base64url", details={"keyId": key_id}
-        ) from None
+            "snapshot integrity mac is not base64url (43 characters, no padding)", details={"keyId": key_id}
+        )
     expected, prefix = mac_with_prefix(doc, key_id, keys[key_id])
-    if not hmac.compare_digest(given, expected):
+    # Compared as text: the writer's encoding is the only one (no other trailing bits, no padding).
+    if not hmac.compare_digest(mac.encode("ascii"), _b64url(expected).encode("ascii")):
         raise SnapshotIntegrityError("snapshot integrity mac does not match", details={"keyId": key_id})
     return prefix
-
-
-_VERSION = re.compile(r"(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)")
-
-
-def check_version(doc: Mapping[str, Any]) -> None:
-    """The loader's first check (ROC-VER-004/005/006), which comes before the tag is verified (ROC-SEC-004).
-
-    A malformed ``specVersion`` is left to the shape checks that follow the tag: only the major of a
-    well-formed one decides readability, so a tampered document is still reported as tampered.
-    """
-    version = doc.get("schemaVersion")
-    match = _VERSION.fullmatch(version) if isinstance(version, str) else None
-    if match is None:
-        raise SnapshotInvalidError("schemaVersion must be a '<major>.<minor>' string")
-    if int(match[1]) != SUPPORTED_MAJOR:
-        raise SnapshotVersionUnsupportedError(
-            f"snapshot schemaVersion {version} is not readable (major {SUPPORTED_MAJOR} only)",
-            details={"schemaVersion": version},
-        )
-    spec_version = doc.get("specVersion")
-    spec_match = _VERSION.fullmatch(spec_version) if isinstance(spec_version, str) else None
-    if spec_match is not None and int(spec_match[1]) != SUPPORTED_MAJOR:
-        raise SnapshotVersionUnsupportedError(
-            f"snapshot written for spec {spec_version}; this runtime implements {SUPPORTED_MAJOR}.x",
-            details={"specVersion": spec_version},
-        )
-
-
-def verify_snapshot(doc: Mapping[str, Any], keys: Mapping[str, bytes]) -> MacPrefix | None:
-    """What a reader configured with keys does first: the version check, then the tag (spec order)."""
-    check_version(doc)
-    return verify(doc, keys)

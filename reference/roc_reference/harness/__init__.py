@@ -1,0 +1,20 @@
+"""The reference runtime behind the RoC conformance harness (``roc.conformance.v1.HarnessService``).
+
+This package is the only part of ``roc_reference`` that imports gRPC: it turns AgentSpec scenarios into
+``roc_reference.Agent`` objects, records what they do as a trace, and serves them to the suite.
+"""
+
+from __future__ import annotations
+
+__all__ = ["ADAPTER_NAME", "PROFILES"]
+
+ADAPTER_NAME = "roc-reference-harness"
+PROFILES: tuple[str, ...] = (
+    "core",
+    "hooks",
+    "sequential-executor",
+    "concurrent-executor",
+    "sessions",
+    "portable-snapshot",
+)
+"""Every profile of spec 1.0 the reference runtime implements (the reserved ones are not claimed)."""

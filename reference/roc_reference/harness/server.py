@@ -1,0 +1,215 @@
+"""The gRPC servicer: ``roc.conformance.v1.HarnessService`` over the reference runtime.
+
+Error mapping: a ``RocError`` raised by the runtime is the implementation's answer (``error``); any other
+exception escaping the runtime during an Invoke is an implementation crash (``crash``); a problem of the
+adapter itself (unknown handle, unbuildable scenario, a bug here) is ``harness_error``.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import threading
+import traceback
+import uuid
+from concurrent import futures
+from typing import Any
+
+import grpc
+from roc_conformance import wire
+from roc_conformance.pb.roc.conformance.v1 import harness_pb2 as hpb
+from roc_conformance.pb.roc.conformance.v1 import harness_pb2_grpc as hgrpc
+
+from roc_reference import SPEC_VERSION
+from roc_reference.errors import RocError
+from roc_reference.types import AgentResult, ToolResult
+
+from . import ADAPTER_NAME, PROFILES
+from .build import Built, Stores, build_agent, restore_agent
+from .programs import ScenarioError
+
+HARNESS_PROTOCOL_VERSION = 1
+IMPLEMENTATION_VERSION = "0.1.0"
+
+
+def _harness_error(message: str, details: str = "") -> hpb.HarnessError:
+    return hpb.HarnessError(message=message, details=details)
+
+
+def _roc_error(exc: RocError) -> Any:
+    from roc_conformance.pb.roc.v1 import error_pb2
+
+    return wire.from_json(exc.to_json(), error_pb2.Error())
+
+
+class HarnessServicer(hgrpc.HarnessServiceServicer):
+    """Holds the live agents of this process, each isolated from the others."""
+
+    def __init__(self, profiles: tuple[str, ...] = PROFILES) -> None:
+        self.profiles = profiles
+        self._agents: dict[str, Built] = {}
+        self._lock = threading.Lock()
+        self.stores = Stores()
+
+    # -- handles ----------------------------------------------------------------------------
+
+    def _add(self, built: Built) -> str:
+        handle = f"agent-{uuid.uuid4().hex[:12]}"
+        with self._lock:
+            self._agents[handle] = built
+        return handle
+
+    def _get(self, handle: str) -> Built | None:
+        with self._lock:
+            return self._agents.get(handle)
+
+    # -- RPCs -------------------------------------------------------------------------------
+
+    def Describe(self, request: hpb.DescribeRequest, context: grpc.ServicerContext) -> hpb.DescribeResponse:
+        return hpb.DescribeResponse(
+            harness_protocol_version=HARNESS_PROTOCOL_VERSION,
+            implementation=hpb.Implementation(
+                name="roc-reference",
+                version=IMPLEMENTATION_VERSION,
+                language="python",
+                language_version=platform.python_version(),
+                homepage="https://roc-protocol.org",
+                adapter=f"{ADAPTER_NAME} {IMPLEMENTATION_VERSION}",
+            ),
+            spec_versions=[SPEC_VERSION],
+            profiles=list(self.profiles),
+            capabilities=["direct-tool-call", "session-store", "snapshot-integrity"],
+        )
+
+    def CreateAgent(
+        self, request: hpb.CreateAgentRequest, context: grpc.ServicerContext
+    ) -> hpb.CreateAgentResponse:
+        try:
+            spec = wire.agent_spec_from_proto(request.spec)
+            built = build_agent(spec, self.stores)
+        except RocError as exc:  # the runtime refused (a bad session id, an unloadable stored snapshot)
+            return hpb.CreateAgentResponse(error=_roc_error(exc))
+        except (ScenarioError, wire.WireError) as exc:
+            return hpb.CreateAgentResponse(harness_error=_harness_error(f"cannot build scenario: {exc}"))
+        except Exception as exc:
+            return hpb.CreateAgentResponse(harness_error=_harness_error(repr(exc), traceback.format_exc()))
+        return hpb.CreateAgentResponse(agent=self._add(built))
+
+    def Invoke(self, request: hpb.InvokeRequest, context: grpc.ServicerContext) -> hpb.InvokeResponse:
+        built = self._get(request.agent)
+        if built is None:
+            return hpb.InvokeResponse(harness_error=_harness_error(f"unknown agent handle {request.agent!r}"))
+        try:
+            inp = wire.invoke_input(request)
+        except wire.WireError as exc:
+            return hpb.InvokeResponse(harness_error=_harness_error(f"bad input: {exc}"))
+        built.trace.take()
+        built.trace.emit("invocation_start")
+        doc: dict[str, Any] = {}
+        try:
+            outcome = self._run(built, inp)
+        except RocError as exc:
+            doc["error"] = exc.to_json()
+        except Exception as exc:  # outside the closed error set: the implementation crashed
+            doc["crash"] = {
+                "type": type(exc).__name__,
+                "message": str(exc),
+                "details": traceback.format_exc(),
+            }
+        else:
+            if isinstance(outcome, AgentResult):
+                doc["result"] = outcome.to_json()
+                built.trace.emit("invocation_end", stopReason=outcome.stop_reason)
+            else:
+                doc["toolResult"] = outcome.to_json()
+        try:
+            doc["trace"] = built.trace.take()
+            doc["messages"] = [m.to_json() for m in built.agent.messages]
+            doc["state"] = built.agent.state.to_dict()
+            return wire.invoke_response_from_json(doc)
+        except Exception as exc:
+            return hpb.InvokeResponse(
+                harness_error=_harness_error(f"cannot encode reply: {exc!r}", traceback.format_exc())
+            )
+
+    @staticmethod
+    def _run(built: Built, inp: dict[str, Any]) -> AgentResult | ToolResult:
+        agent = built.agent
+        if "prompt" in inp:
+            return agent.invoke(inp["prompt"])
+        if "content" in inp:
+            return agent.invoke(list(inp["content"]))
+        if "interruptResponses" in inp:
+            blocks = [{"interruptResponse": r} for r in inp["interruptResponses"]]
+            return agent.invoke(blocks)
+        call = inp["directToolCall"]
+        tool_input = call.get("input")
+        return agent.call_tool_directly(call.get("name", ""), {} if tool_input is None else tool_input)
+
+    def TakeSnapshot(
+        self, request: hpb.TakeSnapshotRequest, context: grpc.ServicerContext
+    ) -> hpb.TakeSnapshotResponse:
+        built = self._get(request.agent)
+        if built is None:
+            return hpb.TakeSnapshotResponse(
+                harness_error=_harness_error(f"unknown agent handle {request.agent!r}")
+            )
+        try:
+            if request.stored:
+                if built.session is None:
+                    return hpb.TakeSnapshotResponse(harness_error=_harness_error("the agent has no session"))
+                stored = built.session.load()
+                return hpb.TakeSnapshotResponse(snapshot_json=json.dumps(stored, ensure_ascii=False))
+            doc = built.agent.take_snapshot()
+        except RocError as exc:
+            return hpb.TakeSnapshotResponse(error=_roc_error(exc))
+        except Exception as exc:
+            return hpb.TakeSnapshotResponse(harness_error=_harness_error(repr(exc), traceback.format_exc()))
+        return hpb.TakeSnapshotResponse(snapshot_json=json.dumps(doc, ensure_ascii=False))
+
+    def RestoreAgent(
+        self, request: hpb.RestoreAgentRequest, context: grpc.ServicerContext
+    ) -> hpb.RestoreAgentResponse:
+        try:
+            spec = wire.agent_spec_from_proto(request.spec)
+        except wire.WireError as exc:
+            return hpb.RestoreAgentResponse(harness_error=_harness_error(f"bad scenario: {exc}"))
+        try:
+            snapshot: Any = json.loads(request.snapshot_json)
+        except json.JSONDecodeError:
+            snapshot = request.snapshot_json  # not JSON: let the runtime refuse it (SNAPSHOT_INVALID)
+        try:
+            built = restore_agent(snapshot, spec, request.model_turn_offset)
+        except RocError as exc:
+            return hpb.RestoreAgentResponse(error=_roc_error(exc))
+        except ScenarioError as exc:
+            return hpb.RestoreAgentResponse(harness_error=_harness_error(f"cannot build scenario: {exc}"))
+        except Exception as exc:
+            return hpb.RestoreAgentResponse(harness_error=_harness_error(repr(exc), traceback.format_exc()))
+        reply = hpb.RestoreAgentResponse(agent=self._add(built))
+        for event in built.trace.take():
+            wire.from_json(event, reply.trace.add())
+        return reply
+
+    def DisposeAgent(
+        self, request: hpb.DisposeAgentRequest, context: grpc.ServicerContext
+    ) -> hpb.DisposeAgentResponse:
+        with self._lock:
+            self._agents.pop(request.agent, None)
+        return hpb.DisposeAgentResponse()
+
+
+def make_server(
+    host: str = "127.0.0.1",
+    port: int = 0,
+    *,
+    workers: int = 8,
+    servicer: hgrpc.HarnessServiceServicer | None = None,
+) -> tuple[grpc.Server, int]:
+    """A started-ready (not yet started) gRPC server and the port it bound."""
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="roc-harness"))
+    hgrpc.add_HarnessServiceServicer_to_server(servicer or HarnessServicer(), server)  # type: ignore[no-untyped-call]
+    bound = server.add_insecure_port(f"{host}:{port}")
+    if bound == 0:
+        raise OSError(f"cannot listen on {host}:{port}")
+    return server, bound
