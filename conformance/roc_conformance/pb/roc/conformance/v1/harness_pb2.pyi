@@ -290,7 +290,7 @@ class InvokeResponse(_message.Message):
     def __init__(self, result: _Optional[_Union[_agent_result_pb2.AgentResult, _Mapping]] = ..., error: _Optional[_Union[_error_pb2.Error, _Mapping]] = ..., tool_result: _Optional[_Union[_message_pb2.ToolResult, _Mapping]] = ..., harness_error: _Optional[_Union[HarnessError, _Mapping]] = ..., crash: _Optional[_Union[ImplementationCrash, _Mapping]] = ..., trace: _Optional[_Iterable[_Union[TraceEvent, _Mapping]]] = ..., messages: _Optional[_Iterable[_Union[_message_pb2.Message, _Mapping]]] = ..., state: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class TraceEvent(_message.Message):
-    __slots__ = ("invocation_start", "model_call", "before_tools", "before_tool_call", "hook_callback", "tool_start", "tool_end", "after_tool_call", "after_tools", "message_added", "invocation_end")
+    __slots__ = ("invocation_start", "model_call", "before_tools", "before_tool_call", "hook_callback", "tool_start", "tool_end", "after_tool_call", "after_tools", "message_added", "invocation_end", "before_invocation", "after_invocation", "before_model_call", "after_model_call")
     INVOCATION_START_FIELD_NUMBER: _ClassVar[int]
     MODEL_CALL_FIELD_NUMBER: _ClassVar[int]
     BEFORE_TOOLS_FIELD_NUMBER: _ClassVar[int]
@@ -302,6 +302,10 @@ class TraceEvent(_message.Message):
     AFTER_TOOLS_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_ADDED_FIELD_NUMBER: _ClassVar[int]
     INVOCATION_END_FIELD_NUMBER: _ClassVar[int]
+    BEFORE_INVOCATION_FIELD_NUMBER: _ClassVar[int]
+    AFTER_INVOCATION_FIELD_NUMBER: _ClassVar[int]
+    BEFORE_MODEL_CALL_FIELD_NUMBER: _ClassVar[int]
+    AFTER_MODEL_CALL_FIELD_NUMBER: _ClassVar[int]
     invocation_start: InvocationStartEvent
     model_call: ModelCallEvent
     before_tools: BeforeToolsEvent
@@ -313,7 +317,27 @@ class TraceEvent(_message.Message):
     after_tools: AfterToolsEvent
     message_added: MessageAddedEvent
     invocation_end: InvocationEndEvent
-    def __init__(self, invocation_start: _Optional[_Union[InvocationStartEvent, _Mapping]] = ..., model_call: _Optional[_Union[ModelCallEvent, _Mapping]] = ..., before_tools: _Optional[_Union[BeforeToolsEvent, _Mapping]] = ..., before_tool_call: _Optional[_Union[BeforeToolCallEvent, _Mapping]] = ..., hook_callback: _Optional[_Union[HookCallbackEvent, _Mapping]] = ..., tool_start: _Optional[_Union[ToolStartEvent, _Mapping]] = ..., tool_end: _Optional[_Union[ToolEndEvent, _Mapping]] = ..., after_tool_call: _Optional[_Union[AfterToolCallEvent, _Mapping]] = ..., after_tools: _Optional[_Union[AfterToolsEvent, _Mapping]] = ..., message_added: _Optional[_Union[MessageAddedEvent, _Mapping]] = ..., invocation_end: _Optional[_Union[InvocationEndEvent, _Mapping]] = ...) -> None: ...
+    before_invocation: BeforeInvocationEvent
+    after_invocation: AfterInvocationEvent
+    before_model_call: BeforeModelCallEvent
+    after_model_call: AfterModelCallEvent
+    def __init__(self, invocation_start: _Optional[_Union[InvocationStartEvent, _Mapping]] = ..., model_call: _Optional[_Union[ModelCallEvent, _Mapping]] = ..., before_tools: _Optional[_Union[BeforeToolsEvent, _Mapping]] = ..., before_tool_call: _Optional[_Union[BeforeToolCallEvent, _Mapping]] = ..., hook_callback: _Optional[_Union[HookCallbackEvent, _Mapping]] = ..., tool_start: _Optional[_Union[ToolStartEvent, _Mapping]] = ..., tool_end: _Optional[_Union[ToolEndEvent, _Mapping]] = ..., after_tool_call: _Optional[_Union[AfterToolCallEvent, _Mapping]] = ..., after_tools: _Optional[_Union[AfterToolsEvent, _Mapping]] = ..., message_added: _Optional[_Union[MessageAddedEvent, _Mapping]] = ..., invocation_end: _Optional[_Union[InvocationEndEvent, _Mapping]] = ..., before_invocation: _Optional[_Union[BeforeInvocationEvent, _Mapping]] = ..., after_invocation: _Optional[_Union[AfterInvocationEvent, _Mapping]] = ..., before_model_call: _Optional[_Union[BeforeModelCallEvent, _Mapping]] = ..., after_model_call: _Optional[_Union[AfterModelCallEvent, _Mapping]] = ...) -> None: ...
+
+class BeforeInvocationEvent(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class AfterInvocationEvent(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class BeforeModelCallEvent(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class AfterModelCallEvent(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
 
 class InvocationStartEvent(_message.Message):
     __slots__ = ()

@@ -1,0 +1,369 @@
+"""Explicit checks: deterministic scenarios for rules the oracle-driven checks do not observe directly
+(error value shape, snapshot documents, snapshot refusal, portability of a foreign snapshot, the handshake).
+
+Each check is a plain function over the client; it raises ``ConformanceViolation`` naming what broke.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from roc_conformance.checks.base import Check, CheckContext
+from roc_conformance.checks.snapshots import snapshot_checks
+from roc_conformance.errors import ConformanceViolation
+
+
+def one_tool_scenario(agent_id: str = "explicit", *, executor: str = "sequential") -> dict[str, Any]:
+    """A model that calls one tool which asks one question, then ends its turn."""
+    return {
+        "agentId": agent_id,
+        "executor": executor,
+        "model": {
+            "turns": [
+                {
+                    "content": [
+                        {"text": "checking"},
+                        {"toolUse": {"toolUseId": "t1", "name": "ask", "input": {"path": "a.txt"}}},
+                    ]
+                },
+                {"content": [{"text": "done"}]},
+            ]
+        },
+        "tools": [
+            {
+                "name": "ask",
+                "steps": [
+                    {"interrupt": {"name": "approve", "reason": {"why": "test"}}},
+                    {"return": {"value": "ok"}},
+                ],
+            }
+        ],
+        "hooks": [],
+        "state": {},
+    }
+
+
+def interrupted_agent(ctx: CheckContext, spec: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """Create an agent from ``spec`` and invoke it until it interrupts; returns (handle, result)."""
+    agent = ctx.client.create_agent(spec)
+    out = ctx.client.invoke(agent, {"prompt": "go"})
+    result = out.get("result")
+    if not result or result.get("stopReason") != "interrupt" or not result.get("interrupts"):
+        raise ConformanceViolation(
+            "ROC-STOP-001", f"expected an interrupt result, got {out.get('result') or out}"
+        )
+    return agent, result
+
+
+# ---------------------------------------------------------------------------------------------
+# Error values (ROC-ERR-003, -004, -005)
+
+
+def check_error_shape(ctx: CheckContext) -> None:
+    agent, result = interrupted_agent(ctx, one_tool_scenario("errors"))
+    iid = result["interrupts"][0]["id"]
+    probes: list[tuple[str, dict[str, Any], str | None]] = [
+        ("prompt while interrupted", {"prompt": "hello"}, None),
+        (
+            "unknown id",
+            {"interruptResponses": [{"interruptId": "no-such-id", "response": "y"}]},
+            "no-such-id",
+        ),
+        (
+            "same id twice",
+            {
+                "interruptResponses": [
+                    {"interruptId": iid, "response": "a"},
+                    {"interruptId": iid, "response": "b"},
+                ]
+            },
+            iid,
+        ),
+        ("null response", {"interruptResponses": [{"interruptId": iid, "response": None}]}, iid),
+        ("empty resume", {"interruptResponses": []}, None),
+    ]
+    should: list[str] = []
+    for label, inp, offending in probes:
+        out = ctx.client.invoke(agent, inp)
+        err = out.get("error")
+        if err is None:
+            continue  # a missing error is the oracle-driven checks' finding (ROC-RESUME-*), not this one's
+        if not isinstance(err.get("message"), str) or not err["message"].strip():
+            raise ConformanceViolation(
+                "ROC-ERR-003", f"{label}: error {err.get('code')} has an empty message"
+            )
+        details = err.get("details")
+        if "details" in err and not isinstance(details, dict):
+            raise ConformanceViolation("ROC-ERR-004", f"{label}: details is not a JSON object: {details!r}")
+        names_id = err.get("code") in ("UNKNOWN_INTERRUPT", "DUPLICATE_RESPONSE", "INVALID_RESPONSE")
+        if offending is not None and names_id:  # noqa: SIM102 - one rule per condition reads better
+            if not isinstance(details, dict) or details.get("interruptId") != offending:
+                should.append(f"{label}: {err.get('code')} details lack interruptId {offending!r}")
+    if should:
+        raise ConformanceViolation("ROC-ERR-005", "; ".join(should))
+
+
+# ---------------------------------------------------------------------------------------------
+# Cancel with `true` (ROC-CANCEL-003)
+
+
+def check_cancel_true(ctx: CheckContext) -> None:
+    """A cancel without a message (``true``) gives one non-empty text block, per tool and per batch."""
+    executor = "sequential" if "sequential-executor" in ctx.profiles else "concurrent"
+    wrong: list[str] = []
+    for event in ("BeforeToolCall", "BeforeTools"):
+        spec = {
+            "agentId": "cancel-true",
+            "executor": executor,
+            "model": {
+                "turns": [
+                    {"content": [{"toolUse": {"toolUseId": "t1", "name": "x", "input": {}}}]},
+                    {"content": [{"text": "done"}]},
+                ]
+            },
+            "tools": [{"name": "x", "steps": [{"return": {"value": "ran"}}]}],
+            "hooks": [{"event": event, "steps": [{"cancel": {}}]}],
+            "state": {},
+        }
+        agent = ctx.client.create_agent(spec)
+        out = ctx.client.invoke(agent, {"prompt": "go"})
+        results = [
+            b["toolResult"]
+            for m in out.get("messages", [])
+            for b in m.get("content", [])
+            if "toolResult" in b
+        ]
+        content = results[0].get("content") if len(results) == 1 else None
+        ok = (
+            isinstance(content, list)
+            and len(content) == 1
+            and isinstance(content[0].get("text"), str)
+            and content[0]["text"] != ""
+            and results[0].get("status") == "error"
+        )
+        if not ok:
+            wrong.append(f"{event} cancel=true gave {results or out.get('error') or out.get('crash')}")
+    if wrong:
+        raise ConformanceViolation("ROC-CANCEL-003", "; ".join(wrong))
+
+
+# ---------------------------------------------------------------------------------------------
+# Invocation and model-call events (ROC-HOOK-001, -002, -004, -005, -014)
+
+
+def _kinds(out: dict[str, Any]) -> list[str]:
+    return [str(e.get("kind")) for e in out.get("trace", [])]
+
+
+def _invocation_problems(
+    label: str, out: dict[str, Any], wrong: dict[str, list[str]], *, hooks: bool
+) -> None:
+    kinds = [k for k in _kinds(out) if k not in ("invocation_start", "invocation_end")]
+    if kinds.count("before_invocation") != 1 or kinds[0] != "before_invocation":
+        wrong.setdefault("ROC-HOOK-001", []).append(f"{label}: events {kinds}")
+    if kinds.count("after_invocation") != 1 or kinds[-1] != "after_invocation":
+        wrong.setdefault("ROC-HOOK-002", []).append(f"{label}: events {kinds}")
+    if hooks:
+        for i, kind in enumerate(kinds):
+            if kind == "model_call" and not (
+                0 < i < len(kinds) - 1
+                and kinds[i - 1] == "before_model_call"
+                and kinds[i + 1] == "after_model_call"
+            ):
+                wrong.setdefault("ROC-HOOK-005", []).append(f"{label}: model call not framed: {kinds}")
+        if kinds.count("before_model_call") != kinds.count("model_call"):
+            wrong.setdefault("ROC-HOOK-005", []).append(f"{label}: {kinds}")
+
+
+def check_invocation_events(ctx: CheckContext) -> None:
+    """BeforeInvocation / AfterInvocation bracket every accepted invocation; the prompt is appended between
+    BeforeInvocation and the first model call; BeforeModelCall / AfterModelCall frame every model call."""
+    hooks = "hooks" in ctx.profiles
+    executor = "sequential" if "sequential-executor" in ctx.profiles else "concurrent"
+    wrong: dict[str, list[str]] = {}
+    spec = {**one_tool_scenario("events", executor=executor)}
+    spec["hooks"] = [{"event": "AfterToolCall", "steps": []}, {"event": "AfterToolCall", "steps": []}]
+    agent = ctx.client.create_agent(spec)
+    first = ctx.client.invoke(agent, {"prompt": "go"})
+    _invocation_problems("prompt", first, wrong, hooks=hooks)
+    kinds = _kinds(first)
+    users = [
+        i
+        for i, e in enumerate(first["trace"])
+        if e.get("kind") == "message_added" and e.get("role") == "user"
+    ]
+    model = kinds.index("model_call") if "model_call" in kinds else len(kinds)
+    begin = kinds.index("before_invocation") if "before_invocation" in kinds else -1
+    prompt_messages = [m for m in first.get("messages", []) if m.get("role") == "user"]
+    if (
+        len(users) != 1
+        or not begin < users[0] < model
+        or prompt_messages[:1] != [{"role": "user", "content": [{"text": "go"}]}]
+    ):
+        wrong.setdefault("ROC-HOOK-004", []).append(f"prompt appended at {users} of {kinds}")
+    rejected = ctx.client.invoke(agent, {"prompt": "not now"})
+    if "error" in rejected and "before_invocation" in _kinds(rejected):
+        wrong.setdefault("ROC-HOOK-001", []).append("BeforeInvocation fired for a rejected input")
+    iid = (first.get("result") or {}).get("interrupts", [{}])[0].get("id", "none")
+    second = ctx.client.invoke(agent, {"interruptResponses": [{"interruptId": iid, "response": "y"}]})
+    _invocation_problems("resume", second, wrong, hooks=hooks)
+    if hooks:
+        order = [
+            e.get("hookIndex")
+            for e in second["trace"]
+            if e.get("kind") == "hook_callback" and e.get("event") == "AfterToolCall"
+        ]
+        if order != [1, 0]:
+            wrong.setdefault("ROC-HOOK-014", []).append(f"AfterToolCall callbacks ran in order {order}")
+    # An invocation that ends with an error mid-run still fires AfterInvocation (ROC-HOOK-002).
+    clash = {**one_tool_scenario("events-error", executor=executor)}
+    clash["tools"] = [{"name": "ask", "steps": [{"interrupt": {"name": "q"}}, {"interrupt": {"name": "q"}}]}]
+    failing = ctx.client.create_agent(clash)
+    paused = ctx.client.invoke(failing, {"prompt": "go"})
+    qid = (paused.get("result") or {}).get("interrupts", [{}])[0].get("id", "none")
+    errored = ctx.client.invoke(failing, {"interruptResponses": [{"interruptId": qid, "response": "y"}]})
+    if "error" in errored:
+        _invocation_problems("invocation ending in an error", errored, wrong, hooks=False)
+    found = {req: msgs for req, msgs in wrong.items() if msgs}
+    if found:
+        raise ConformanceViolation(tuple(found), "; ".join(f"[{r}] {'; '.join(m)}" for r, m in found.items()))
+
+
+# ---------------------------------------------------------------------------------------------
+# Empty interrupt names (ROC-STOP-007) and hooks on direct calls (ROC-DIRECT-002)
+
+
+def check_empty_name(ctx: CheckContext) -> None:
+    executor = "sequential" if "sequential-executor" in ctx.profiles else "concurrent"
+    spec = one_tool_scenario("empty-name", executor=executor)
+    spec["tools"] = [{"name": "ask", "steps": [{"interrupt": {"name": ""}}, {"return": {}}]}]
+    out = ctx.client.invoke(ctx.client.create_agent(spec), {"prompt": "go"})
+    code = (out.get("error") or {}).get("code")
+    if code != "INVALID_REASON":
+        got = code or (out.get("result") or {}).get("stopReason") or sorted(out)
+        raise ConformanceViolation("ROC-STOP-007", f"an interrupt with an empty name gave {got}")
+
+
+def check_direct_call_hooks(ctx: CheckContext) -> None:
+    """A BeforeToolCall interrupt on a direct call, if the hook fires at all, fails the call."""
+    executor = "sequential" if "sequential-executor" in ctx.profiles else "concurrent"
+    spec = one_tool_scenario("direct-hooks", executor=executor)
+    spec["tools"] = [{"name": "plain", "steps": [{"return": {"value": 1}}]}]
+    spec["hooks"] = [{"event": "BeforeToolCall", "steps": [{"interrupt": {"name": "gate"}}]}]
+    out = ctx.client.invoke(ctx.client.create_agent(spec), {"directToolCall": {"name": "plain", "input": {}}})
+    fired = any(e.get("kind") == "hook_callback" for e in out.get("trace", []))
+    if fired and (out.get("error") or {}).get("code") != "DIRECT_CALL_INTERRUPT":
+        got = (out.get("error") or {}).get("code") or sorted(k for k in out if k not in ("trace", "messages"))
+        raise ConformanceViolation(
+            "ROC-DIRECT-002", f"a BeforeToolCall interrupt on a direct call gave {got}"
+        )
+    if fired:
+        ctx.note("BeforeToolCall fired for the direct call and its interrupt was refused")
+    else:
+        ctx.note("the implementation fires no BeforeToolCall for direct calls (the rule holds vacuously)")
+
+
+# ---------------------------------------------------------------------------------------------
+# Handshake
+
+
+DEFINED_PROFILES = frozenset(
+    {"core", "hooks", "sequential-executor", "concurrent-executor", "sessions", "portable-snapshot"}
+)
+RESERVED_PROFILES = frozenset({"response-schema", "expiry", "multi-agent", "agent-as-tool"})
+
+
+def check_handshake(ctx: CheckContext) -> None:
+    """The claim made at Describe (spec chapter 1 and 9)."""
+    desc = ctx.description
+    impl = desc.implementation
+    wrong: dict[str, list[str]] = {}
+    if not impl.get("name") or not impl.get("version") or not desc.spec_versions or not desc.profiles:
+        wrong.setdefault("ROC-CONF-001", []).append(
+            f"name {impl.get('name')!r}, version {impl.get('version')!r}, spec versions "
+            f"{list(desc.spec_versions)}, profiles {sorted(desc.profiles)}: each must be declared"
+        )
+    if "core" not in desc.profiles:
+        wrong.setdefault("ROC-CONF-002", []).append("the claim does not include 'core'")
+    if not desc.profiles & {"sequential-executor", "concurrent-executor"}:
+        wrong.setdefault("ROC-CONF-003", []).append("the claim includes no executor profile")
+    if "portable-snapshot" in desc.profiles and "sessions" not in desc.profiles:
+        wrong.setdefault("ROC-CONF-004", []).append("'portable-snapshot' is claimed without 'sessions'")
+    undefined = sorted(desc.profiles - DEFINED_PROFILES)
+    if undefined:
+        reserved = [p for p in undefined if p in RESERVED_PROFILES]
+        wrong.setdefault("ROC-CONF-005", []).append(f"undefined profiles {undefined} (reserved: {reserved})")
+    if "1.0" not in desc.spec_versions:
+        wrong.setdefault("ROC-VER-001", []).append(f"spec versions {list(desc.spec_versions)} lack '1.0'")
+    found = {req: msgs for req, msgs in wrong.items() if msgs}
+    if found:
+        raise ConformanceViolation(tuple(found), "; ".join(f"[{r}] {'; '.join(m)}" for r, m in found.items()))
+
+
+Spec = tuple[str, tuple[str, ...], Callable[[CheckContext], None], tuple[str, ...], str]
+
+_EXPLICIT: tuple[Spec, ...] = (
+    (
+        "explicit:direct-call-hooks",
+        ("ROC-DIRECT-002",),
+        check_direct_call_hooks,
+        ("core", "hooks"),
+        "an interrupt from a hook on a direct call is refused",
+    ),
+    (
+        "explicit:empty-interrupt-name",
+        ("ROC-STOP-007",),
+        check_empty_name,
+        ("core",),
+        "an interrupt name must be a non-empty string",
+    ),
+    (
+        "explicit:invocation-events",
+        ("ROC-HOOK-001", "ROC-HOOK-002", "ROC-HOOK-004", "ROC-HOOK-005", "ROC-HOOK-014"),
+        check_invocation_events,
+        ("core",),
+        "invocation and model-call events bracket what they should",
+    ),
+    (
+        "explicit:cancel-true",
+        ("ROC-CANCEL-003",),
+        check_cancel_true,
+        ("core", "hooks"),
+        "cancel set to true uses a default message",
+    ),
+    (
+        "explicit:handshake",
+        ("ROC-CONF-001", "ROC-CONF-002", "ROC-CONF-003", "ROC-CONF-004", "ROC-CONF-005", "ROC-VER-001"),
+        check_handshake,
+        (),
+        "the conformance claim made at Describe",
+    ),
+    (
+        "explicit:error-shape",
+        ("ROC-ERR-003", "ROC-ERR-004", "ROC-ERR-005"),
+        check_error_shape,
+        ("core", "sequential-executor"),
+        "error values carry a message and object details",
+    ),
+)
+
+
+_NEEDS: dict[str, tuple[str, ...]] = {"explicit:direct-call-hooks": ("direct-tool-call",)}
+
+
+def explicit_checks() -> list[Check]:
+    checks = [
+        Check(
+            name=name,
+            requirements=reqs,
+            run=fn,
+            profiles=profiles,
+            kind="explicit",
+            description=desc,
+            capabilities=_NEEDS.get(name, ()),
+        )
+        for name, reqs, fn, profiles, desc in _EXPLICIT
+    ]
+    checks.extend(snapshot_checks())
+    return checks

@@ -1,0 +1,907 @@
+"""Snapshot checks (profiles sessions and portable-snapshot): the document an implementation writes, the
+documents it must refuse, and a snapshot written by *another* implementation that it must resume.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from roc_conformance.checks.base import Check, CheckContext
+from roc_conformance.errors import ConformanceViolation
+
+# Requirement IDs (spec/08-sessions.md, 09-versioning.md, 10-security.md); one place for renumbering.
+SNAP_SCHEMA = "ROC-SNAP-001"  # a snapshot validates against the Snapshot schema
+SNAP_AGENT = "ROC-SNAP-002"  # agent member: id, history, state
+SNAP_ACTIVATED = "ROC-SNAP-003"  # activated iff interrupted
+SNAP_INTERRUPTS = "ROC-SNAP-004"  # exactly the pending interrupts, as reported
+SNAP_PENDING = "ROC-SNAP-005"  # pendingToolExecution: assistant message + exactly the preserved results
+SNAP_DIGEST = "ROC-SNAP-006"  # inputDigest on tool-bound interrupts
+SNAP_NO_EFFECT = "ROC-SNAP-007"  # taking a snapshot changes nothing
+SNAP_CANONICAL = "ROC-SNAP-008"  # digests over the canonical form
+SNAP_REFUSE_SCHEMA = "ROC-SNAP-009"
+SNAP_REFUSE_DANGLING = "ROC-SNAP-010"
+SNAP_REFUSE_ACTIVATED = "ROC-SNAP-011"
+SNAP_REFUSE_TOOL_USE = "ROC-SNAP-012"
+SNAP_REFUSE_DIGEST = "ROC-SNAP-013"
+SNAP_REFUSE_DUPLICATE = "ROC-SNAP-014"
+SESSION_SAME_OUTCOME = "ROC-SESSION-001"  # restored agent answers like the original
+SESSION_SAME_IDS = "ROC-SESSION-002"  # accepts responses keyed by the original ids
+SESSION_REUSE_ID = "ROC-SESSION-003"  # re-raise at a restored raise point uses the restored id
+SESSION_STORED_ANSWERS = "ROC-SESSION-004"  # stored answers delivered without resending
+SESSION_NO_RERUN = "ROC-SESSION-005"  # completedToolResults never run again
+SESSION_QUIET_RESTORE = "ROC-SESSION-006"  # restoring fires nothing
+SESSION_IDEMPOTENT = "ROC-SESSION-007"  # snapshot of a fresh restore equals the restored snapshot
+SESSION_AGENT_ID = "ROC-SESSION-008"  # agentId mismatch -> SNAPSHOT_INVALID
+PORTABLE_RESTORE = "ROC-SESSION-014"  # restores snapshots written elsewhere (frozen fixtures)
+PORTABLE_FOREIGN_ID = "ROC-SESSION-015"  # keeps ids another implementation minted
+VER_SNAPSHOT_VERSIONS = "ROC-VER-002"  # schemaVersion / specVersion "1.0"
+VER_BAD_VERSION = "ROC-VER-004"  # missing / malformed schemaVersion -> SNAPSHOT_INVALID
+VER_UNKNOWN_MAJOR = "ROC-VER-005"  # unknown major -> SNAPSHOT_VERSION_UNSUPPORTED
+VER_UNKNOWN_SPEC_MAJOR = "ROC-VER-006"  # unknown specVersion major -> SNAPSHOT_VERSION_UNSUPPORTED
+VER_LATER_MINOR = "ROC-VER-007"  # later minor accepted, unknown members ignored
+VER_WRITES_OWN = "ROC-VER-003"  # a writer writes its own format version
+VER_CLOSED_MINOR = "ROC-VER-008"  # known minor with unknown members -> SNAPSHOT_INVALID
+VER_NO_AGENT = "ROC-VER-009"  # a refused snapshot creates no agent
+VER_FROZEN_INVALID = "ROC-VER-010"  # every invalid frozen fixture refused with its code
+SESSION_REVISIONS = "ROC-SESSION-009"  # revisions start at 0 and grow by one per save
+SESSION_CAS = "ROC-SESSION-010"  # a save with a stale revision fails with SESSION_CONFLICT, storing nothing
+SESSION_SAVE_FIRST = "ROC-SESSION-011"  # save before calling the model or running a unit
+SESSION_CONFLICT_CLEAN = "ROC-SESSION-012"  # a failed save fails the invocation before the model or a unit
+SESSION_STORED_CURRENT = "ROC-SESSION-013"  # after a result the store holds the agent's state
+SEC_SESSION_ID = "ROC-SEC-006"  # a malformed session id is refused with SNAPSHOT_INVALID
+SEC_SIGN = "ROC-SEC-002"
+SEC_VERIFY = "ROC-SEC-003"
+SEC_ORDER = "ROC-SEC-004"
+
+
+def _schema_path() -> Path | None:
+    here = Path(__file__).resolve()
+    for directory in here.parents:
+        candidate = directory / "spec" / "schema" / "v1" / "snapshot.schema.json"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _validate_snapshot(doc: Any) -> list[str]:
+    path = _schema_path()
+    if path is None:
+        return []
+    from jsonschema import Draft202012Validator
+    from referencing import Registry, Resource
+
+    resources = []
+    for sibling in path.parent.glob("*.schema.json"):
+        schema = json.loads(sibling.read_text(encoding="utf-8"))
+        resources.append((schema.get("$id", sibling.name), Resource.from_contents(schema)))
+    registry: Registry[Any] = Registry().with_resources(resources)
+    validator = Draft202012Validator(json.loads(path.read_text(encoding="utf-8")), registry=registry)
+    return [
+        f"{'/'.join(str(p) for p in e.absolute_path) or '<root>'}: {e.message}"
+        for e in validator.iter_errors(doc)
+    ]
+
+
+def _canonical(value: Any) -> bytes:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def two_tool_scenario(agent_id: str = "snap", executor: str = "sequential") -> dict[str, Any]:
+    """t1 asks a question, t2 completes at once (so the snapshot holds a preserved result)."""
+    return {
+        "agentId": agent_id,
+        "executor": executor,
+        "model": {
+            "turns": [
+                {
+                    "content": [
+                        {"text": "two tools"},
+                        {"toolUse": {"toolUseId": "t2", "name": "plain", "input": {"n": 2}}},
+                        {"toolUse": {"toolUseId": "t1", "name": "ask", "input": {"path": "a.txt"}}},
+                    ]
+                },
+                {"content": [{"text": "done"}]},
+            ]
+        },
+        "tools": [
+            {
+                "name": "ask",
+                "steps": [
+                    {"interrupt": {"name": "approve", "reason": {"path": "a.txt"}}},
+                    {"return": {"value": "asked"}},
+                ],
+            },
+            {"name": "plain", "steps": [{"return": {"value": "plain"}}]},
+        ],
+        "hooks": [],
+        "state": {"user": "u1"},
+    }
+
+
+def _executor(ctx: CheckContext) -> str:
+    return "sequential" if "sequential-executor" in ctx.profiles else "concurrent"
+
+
+def _interrupt(ctx: CheckContext, spec: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    agent = ctx.client.create_agent(spec)
+    out = ctx.client.invoke(agent, {"prompt": "go"})
+    result = out.get("result") or {}
+    if result.get("stopReason") != "interrupt" or not result.get("interrupts"):
+        raise ConformanceViolation("ROC-STOP-001", f"expected an interrupt, got {json.dumps(out)[:400]}")
+    return agent, out
+
+
+def _take(ctx: CheckContext, agent: str) -> dict[str, Any]:
+    snap = ctx.client.take_snapshot(agent)
+    if "error" in snap:
+        raise ConformanceViolation(
+            SNAP_SCHEMA, f"TakeSnapshot at an interrupt boundary failed: {snap['error']}"
+        )
+    if snap.get("snapshot") is None:
+        raise ConformanceViolation(SNAP_SCHEMA, f"the snapshot is not JSON: {snap.get('decodeError')}")
+    doc: dict[str, Any] = snap["snapshot"]
+    return doc
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def _fail_if(wrong: dict[str, list[str]]) -> None:
+    """Raise one violation naming every requirement with findings."""
+    found = {req: msgs for req, msgs in wrong.items() if msgs}
+    if found:
+        detail = "; ".join(f"[{req}] {'; '.join(msgs)}" for req, msgs in found.items())
+        raise ConformanceViolation(tuple(found), detail)
+
+
+def _strip_volatile(doc: Any) -> Any:
+    if not isinstance(doc, dict):
+        return doc
+    return {k: v for k, v in doc.items() if k not in ("createdAt", "revision", "integrity")}
+
+
+def check_snapshot_document(ctx: CheckContext) -> None:
+    spec = two_tool_scenario(executor=_executor(ctx))
+    idle = ctx.client.create_agent(spec)
+    idle_doc = _take(ctx, idle)
+    agent, out = _interrupt(ctx, spec)
+    doc = _take(ctx, agent)
+    again = _take(ctx, agent)
+    wrong: dict[str, list[str]] = {}
+    problems = _validate_snapshot(doc) + _validate_snapshot(idle_doc)
+    if problems:
+        raise ConformanceViolation(
+            SNAP_SCHEMA, "snapshot does not match the schema: " + "; ".join(problems[:5])
+        )
+    result = out["result"]
+    state = doc.get("interruptState") or {}
+    add = wrong.setdefault
+    if doc.get("schemaVersion") != "1.0" or doc.get("specVersion") != "1.0":
+        add(VER_SNAPSHOT_VERSIONS, []).append(
+            f"schemaVersion {doc.get('schemaVersion')!r} / specVersion {doc.get('specVersion')!r}"
+        )
+    if (
+        state.get("activated") is not True
+        or (idle_doc.get("interruptState") or {}).get("activated") is not False
+    ):
+        add(SNAP_ACTIVATED, []).append(
+            "interruptState.activated is not true when interrupted / false when idle"
+        )
+    stored = [i for i in state.get("interrupts") or [] if isinstance(i, dict)]
+    reported = {i["id"]: i for i in result["interrupts"]}
+    if sorted(i.get("id", "") for i in stored) != sorted(reported):
+        add(SNAP_INTERRUPTS, []).append(
+            f"stored ids {[i.get('id') for i in stored]} != pending {sorted(reported)}"
+        )
+    for item in stored:
+        want = reported.get(item.get("id", ""))
+        if want is None:
+            continue
+        for member in ("name", "reason", "source"):
+            if _canonical(item.get(member)) != _canonical(want.get(member)):
+                add(SNAP_INTERRUPTS, []).append(
+                    f"{item.get('id')}: {member} differs from the reported interrupt"
+                )
+        if "response" in item:
+            add(SNAP_INTERRUPTS, []).append(f"{item.get('id')}: an unanswered interrupt carries a response")
+        digest = item.get("inputDigest")
+        want_digest = "sha256:" + hashlib.sha256(_canonical({"path": "a.txt"})).hexdigest()
+        if digest is None:
+            add(SNAP_DIGEST, []).append(f"{item.get('id')}: tool-bound interrupt without inputDigest")
+        elif digest != want_digest:
+            add(SNAP_CANONICAL, []).append(f"inputDigest {digest} is not the canonical digest {want_digest}")
+    pending = state.get("pendingToolExecution") or {}
+    if _canonical(pending.get("assistantMessage")) != _canonical(result["message"]):
+        add(SNAP_PENDING, []).append(
+            "pendingToolExecution.assistantMessage is not the interrupted assistant message"
+        )
+    completed = [r.get("toolUseId") for r in pending.get("completedToolResults") or [] if isinstance(r, dict)]
+    if completed != ["t2"]:
+        add(SNAP_PENDING, []).append(f"completedToolResults hold {completed}, expected exactly ['t2']")
+    agent_doc = doc.get("agent") or {}
+    if agent_doc.get("agentId") != "snap" or _canonical(agent_doc.get("messages")) != _canonical(
+        out["messages"]
+    ):
+        add(SNAP_AGENT, []).append("agent.agentId / agent.messages differ from the agent's id and history")
+    if agent_doc.get("state") != out.get("state"):
+        add(SNAP_AGENT, []).append(
+            f"agent.state is {agent_doc.get('state')!r}, the agent holds {out.get('state')!r}"
+        )
+    if _canonical(_strip_volatile(doc)) != _canonical(_strip_volatile(again)):
+        add(SNAP_NO_EFFECT, []).append(
+            "a second snapshot differs from the first: taking one changed the agent"
+        )
+    _fail_if(wrong)
+
+
+def _frozen_dir() -> Path | None:
+    schema = _schema_path()
+    if schema is None:
+        return None
+    directory = schema.parents[2] / "examples" / "Snapshot"
+    return directory if directory.is_dir() else None
+
+
+# Invalid frozen fixture -> (the code it names, the requirement it breaks). Unlisted: schema-rejected,
+# SNAPSHOT_INVALID, ROC-SNAP-009. Integrity fixtures are checked with a key (check_integrity).
+_FROZEN_INVALID: dict[str, tuple[str, str]] = {
+    "wrong-schema-version.json": ("SNAPSHOT_VERSION_UNSUPPORTED", VER_UNKNOWN_MAJOR),
+    "unsupported-spec-version.json": ("SNAPSHOT_VERSION_UNSUPPORTED", VER_UNKNOWN_SPEC_MAJOR),
+    "missing-schema-version.json": ("SNAPSHOT_INVALID", VER_BAD_VERSION),
+    "malformed-schema-version.json": ("SNAPSHOT_INVALID", VER_BAD_VERSION),
+    "unknown-top-level-member.json": ("SNAPSHOT_INVALID", VER_CLOSED_MINOR),
+    "dangling-tool-use.json": ("SNAPSHOT_INVALID", SNAP_REFUSE_DANGLING),
+    "orphan-tool-result.json": ("SNAPSHOT_INVALID", SNAP_REFUSE_DANGLING),
+    "activated-without-interrupts.json": ("SNAPSHOT_INVALID", SNAP_REFUSE_ACTIVATED),
+    "completed-result-for-unknown-tool-use.json": ("SNAPSHOT_INVALID", SNAP_REFUSE_TOOL_USE),
+    "completed-result-for-interrupted-tool.json": ("SNAPSHOT_INVALID", SNAP_REFUSE_TOOL_USE),
+    "interrupt-for-unknown-tool-use.json": ("SNAPSHOT_INVALID", SNAP_REFUSE_TOOL_USE),
+    "input-digest-mismatch.json": ("SNAPSHOT_INVALID", SNAP_REFUSE_DIGEST),
+    "duplicate-interrupt-ids.json": ("SNAPSHOT_INVALID", SNAP_REFUSE_DUPLICATE),
+}
+_INTEGRITY_FIXTURES = ("integrity-mac-mismatch.json",)
+_CODE_IN_ROW = re.compile(r"^\|\s*`([^`]+\.json)`\s*\|(.*)$")
+_CODE = re.compile(r"`((?:SNAPSHOT|SESSION)_[A-Z_]+)`")
+
+
+def fixture_codes(directory: Path) -> dict[str, str]:
+    """The code each invalid fixture names, read from the fixture index (spec/examples/Snapshot/README.md).
+
+    A row whose rule names a code in backticks uses it; a schema-rejected row means SNAPSHOT_INVALID.
+    """
+    codes: dict[str, str] = {}
+    readme = directory / "README.md"
+    if not readme.is_file():
+        return codes
+    for line in readme.read_text(encoding="utf-8").splitlines():
+        row = _CODE_IN_ROW.match(line.strip())
+        if row:
+            named = _CODE.search(row.group(2))
+            codes[row.group(1)] = named.group(1) if named else "SNAPSHOT_INVALID"
+    return codes
+
+
+def spec_for_snapshot(doc: dict[str, Any], executor: str) -> dict[str, Any]:
+    """An agent definition that can continue ``doc``: its tools and hooks raise the stored interrupts."""
+    agent: dict[str, Any] = doc["agent"] if isinstance(doc.get("agent"), dict) else {}
+    state: dict[str, Any] = doc["interruptState"] if isinstance(doc.get("interruptState"), dict) else {}
+    pending: dict[str, Any] = (
+        state["pendingToolExecution"] if isinstance(state.get("pendingToolExecution"), dict) else {}
+    )
+    messages = [
+        m for m in [*(agent.get("messages") or []), pending.get("assistantMessage")] if isinstance(m, dict)
+    ]
+    tools: dict[str, list[dict[str, Any]]] = {}
+    for message in messages:
+        for block in message.get("content") or []:
+            if isinstance(block, dict) and isinstance(block.get("toolUse"), dict):
+                tools.setdefault(str(block["toolUse"].get("name")), [])
+    hooks: list[dict[str, Any]] = []
+    for item in state.get("interrupts") or []:
+        source = item.get("source") or {} if isinstance(item, dict) else {}
+        step = {"interrupt": {"name": item.get("name", "")}}
+        if source.get("kind") == "tool" and source.get("toolName") in tools:
+            tools[source["toolName"]].append(step)
+        elif source.get("kind") == "before_tool_call":
+            hooks.append({"event": "BeforeToolCall", "toolName": source.get("toolName"), "steps": [step]})
+        elif source.get("kind") == "before_tools":
+            hooks.append({"event": "BeforeTools", "steps": [step]})
+    return {
+        "agentId": str(agent.get("agentId") or "agent"),
+        "executor": executor,
+        "model": {"turns": [{"content": [{"text": "done"}]}]},
+        "tools": [{"name": n, "steps": [*steps, {"return": {"value": "ran"}}]} for n, steps in tools.items()],
+        "hooks": hooks,
+        "state": {},
+    }
+
+
+def check_frozen_invalid(ctx: CheckContext) -> None:
+    directory = _frozen_dir()
+    if directory is None:
+        raise RuntimeError("spec/examples/Snapshot is not available to this suite installation")
+    wrong: dict[str, list[str]] = {}
+    named = fixture_codes(directory)
+    for path in sorted((directory / "invalid").glob("*.json")):
+        if path.name in _INTEGRITY_FIXTURES or named.get(path.name) == "SNAPSHOT_INTEGRITY":
+            continue  # needs a configured key: check_integrity
+        code, req = _FROZEN_INVALID.get(path.name, ("SNAPSHOT_INVALID", SNAP_REFUSE_SCHEMA))
+        code = named.get(path.name, code)
+        text = path.read_text(encoding="utf-8")
+        try:
+            doc = json.loads(text)
+        except json.JSONDecodeError:
+            doc = {}
+        spec = spec_for_snapshot(doc if isinstance(doc, dict) else {}, _executor(ctx))
+        out = ctx.client.restore_agent(text, spec, model_turn_offset=0)
+        if "agent" in out:
+            wrong.setdefault(VER_NO_AGENT, []).append(f"{path.name}: accepted")
+            wrong.setdefault(req, []).append(f"{path.name}: accepted, expected {code}")
+            wrong.setdefault(VER_FROZEN_INVALID, []).append(path.name)
+        elif (out.get("error") or {}).get("code") != code:
+            got = (out.get("error") or {}).get("code")
+            wrong.setdefault(req, []).append(f"{path.name}: refused with {got}, expected {code}")
+            wrong.setdefault(VER_FROZEN_INVALID, []).append(path.name)
+    _fail_if(wrong)
+
+
+def check_snapshot_refusal(ctx: CheckContext) -> None:
+    """Damaged copies of the implementation's own snapshot, a later minor, and another agent's snapshot."""
+    spec = two_tool_scenario(executor=_executor(ctx))
+    agent, first = _interrupt(ctx, spec)
+    good = _take(ctx, agent)
+    wrong: dict[str, list[str]] = {}
+    future = {**copy.deepcopy(good), "schemaVersion": "2.0", "agent": "anything goes in a later major"}
+    cases: list[tuple[str, dict[str, Any] | str, str, str]] = [
+        ("schemaVersion 2.0 with a foreign shape", future, "SNAPSHOT_VERSION_UNSUPPORTED", VER_UNKNOWN_MAJOR),
+        ("not JSON", "{this is not json", "SNAPSHOT_INVALID", SNAP_REFUSE_SCHEMA),
+        ("a JSON array", "[]", "SNAPSHOT_INVALID", SNAP_REFUSE_SCHEMA),
+        ("unknown member in 1.0", {**copy.deepcopy(good), "extra": 1}, "SNAPSHOT_INVALID", VER_CLOSED_MINOR),
+    ]
+    for label, doc, code, req in cases:
+        out = ctx.client.restore_agent(doc, spec, model_turn_offset=1)
+        got = (out.get("error") or {}).get("code")
+        if "agent" in out:
+            wrong.setdefault(VER_NO_AGENT, []).append(f"{label}: accepted")
+            wrong.setdefault(req, []).append(f"{label}: accepted, expected {code}")
+        elif got != code:
+            wrong.setdefault(req, []).append(f"{label}: refused with {got}, expected {code}")
+    other = ctx.client.restore_agent(good, {**spec, "agentId": "someone-else"}, model_turn_offset=1)
+    if (other.get("error") or {}).get("code") != "SNAPSHOT_INVALID":
+        wrong.setdefault(SESSION_AGENT_ID, []).append(
+            f"restoring agent 'snap' as 'someone-else' gave {other}"
+        )
+    later = copy.deepcopy(good)
+    later["schemaVersion"] = "1.9"
+    later["futureMember"] = {"from": "a later minor"}
+    out = ctx.client.restore_agent(later, spec, model_turn_offset=1)
+    if "agent" not in out:
+        wrong.setdefault(VER_LATER_MINOR, []).append(
+            f"schemaVersion 1.9 with an unknown member refused: {out}"
+        )
+    else:
+        iid = first["result"]["interrupts"][0]["id"]
+        resumed = ctx.client.invoke(
+            out["agent"], {"interruptResponses": [{"interruptId": iid, "response": "y"}]}
+        )
+        if (resumed.get("result") or {}).get("stopReason") != "end_turn":
+            wrong.setdefault(VER_LATER_MINOR, []).append(f"the 1.9 snapshot did not continue: {resumed}")
+        rewritten = _take(ctx, out["agent"])
+        if rewritten.get("schemaVersion") != "1.0":
+            wrong.setdefault(VER_WRITES_OWN, []).append(
+                f"after restoring a 1.9 snapshot it wrote schemaVersion {rewritten.get('schemaVersion')!r}"
+            )
+    _fail_if(wrong)
+
+
+def _outcome(o: dict[str, Any]) -> Any:
+    tools = sorted(e["toolUseId"] for e in o.get("trace", []) if e.get("kind") == "tool_start")
+    models = [e.get("turn") for e in o.get("trace", []) if e.get("kind") == "model_call"]
+    return {
+        "result": o.get("result"),
+        "error": o.get("error"),
+        "messages": o.get("messages"),
+        "state": o.get("state"),
+        "toolStarts": tools,
+        "modelCalls": models,
+    }
+
+
+def check_session_round_trip(ctx: CheckContext) -> None:
+    """Answer the original and a restored copy the same way: both must reach the same outcome."""
+    spec = two_tool_scenario(executor=_executor(ctx))
+    original, first = _interrupt(ctx, spec)
+    doc = _take(ctx, original)
+    restored = ctx.client.restore_agent(doc, spec, model_turn_offset=1)
+    if "agent" not in restored:
+        raise ConformanceViolation(SESSION_SAME_IDS, f"restore of its own snapshot failed: {restored}")
+    wrong: dict[str, list[str]] = {}
+    if restored.get("trace"):
+        wrong.setdefault(SESSION_QUIET_RESTORE, []).append(f"restoring fired {restored['trace']}")
+    again = _take(ctx, restored["agent"])
+    if _canonical(_strip_volatile(again)) != _canonical(_strip_volatile(doc)):
+        wrong.setdefault(SESSION_IDEMPOTENT, []).append("the snapshot of the restored agent differs")
+    answers = {
+        "interruptResponses": [
+            {"interruptId": i["id"], "response": "yes"} for i in first["result"]["interrupts"]
+        ]
+    }
+    a = ctx.client.invoke(original, answers)
+    b = ctx.client.invoke(restored["agent"], answers)
+    if "error" in b and "error" not in a:
+        wrong.setdefault(SESSION_SAME_IDS, []).append(
+            f"the restored agent refused the original ids: {b['error']}"
+        )
+    elif _canonical(_outcome(a)) != _canonical(_outcome(b)):
+        wrong.setdefault(SESSION_SAME_OUTCOME, []).append(
+            f"original {json.dumps(_outcome(a))[:1200]} vs restored {json.dumps(_outcome(b))[:1200]}"
+        )
+    if "t2" in _outcome(b)["toolStarts"]:
+        wrong.setdefault(SESSION_NO_RERUN, []).append("the restored agent ran t2, whose result was preserved")
+    _fail_if(wrong)
+
+
+FOREIGN_A = "elsewhere/7f3a:approve"
+FOREIGN_B = "elsewhere/7f3b:confirm"
+"""Ids minted by some other implementation: opaque, and unlike anything the one under test mints."""
+
+
+def foreign_snapshot(*, b_answer: Any = None) -> dict[str, Any]:
+    """A canonical snapshot as another implementation would write it: t2 done, t1 and t3 asked."""
+    uses = [("t2", "plain", {"n": 2}), ("t1", "ask", {"path": "a.txt"}), ("t3", "confirm", {"x": True})]
+    assistant = {
+        "role": "assistant",
+        "content": [{"text": "three tools"}]
+        + [{"toolUse": {"toolUseId": u, "name": n, "input": i}} for u, n, i in uses],
+    }
+
+    def digest(value: Any) -> str:
+        return "sha256:" + hashlib.sha256(_canonical(value)).hexdigest()
+
+    b: dict[str, Any] = {
+        "id": FOREIGN_B,
+        "name": "confirm",
+        "reason": "sure?",
+        "source": {"kind": "tool", "toolUseId": "t3", "toolName": "confirm"},
+        "inputDigest": digest({"x": True}),
+    }
+    if b_answer is not None:
+        b["response"] = b_answer
+    return {
+        "schemaVersion": "1.0",
+        "specVersion": "1.0",
+        "createdAt": "2026-01-02T03:04:05Z",
+        "revision": 3,
+        "agent": {
+            "agentId": "foreign",
+            "messages": [{"role": "user", "content": [{"text": "go"}]}],
+            "state": {"user": "u1"},
+        },
+        "interruptState": {
+            "activated": True,
+            "interrupts": [
+                {
+                    "id": FOREIGN_A,
+                    "name": "approve",
+                    "reason": {"path": "a.txt"},
+                    "source": {"kind": "tool", "toolUseId": "t1", "toolName": "ask"},
+                    "inputDigest": digest({"path": "a.txt"}),
+                },
+                b,
+            ],
+            "pendingToolExecution": {
+                "assistantMessage": assistant,
+                "completedToolResults": [
+                    {
+                        "toolUseId": "t2",
+                        "status": "success",
+                        "content": [{"json": {"answers": [], "value": "foreign"}}],
+                    }
+                ],
+            },
+        },
+    }
+
+
+def foreign_spec(executor: str) -> dict[str, Any]:
+    return {
+        "agentId": "foreign",
+        "executor": executor,
+        "model": {"turns": [{"content": [{"text": "unused"}]}, {"content": [{"text": "done"}]}]},
+        "tools": [
+            {"name": "ask", "steps": [{"interrupt": {"name": "approve"}}, {"return": {"value": "asked"}}]},
+            {
+                "name": "confirm",
+                "steps": [{"interrupt": {"name": "confirm"}}, {"return": {"value": "confirmed"}}],
+            },
+            {"name": "plain", "steps": [{"return": {"value": "plain"}}]},
+        ],
+        "hooks": [],
+        "state": {},
+    }
+
+
+def _results(out: dict[str, Any]) -> dict[str, Any]:
+    return {
+        b["toolResult"].get("toolUseId"): b["toolResult"].get("content")
+        for m in out.get("messages", [])
+        for b in m.get("content", [])
+        if "toolResult" in b
+    }
+
+
+def check_foreign_snapshot(ctx: CheckContext) -> None:
+    executor = _executor(ctx)
+    wrong: dict[str, list[str]] = {}
+    restored = ctx.client.restore_agent(foreign_snapshot(), foreign_spec(executor), model_turn_offset=1)
+    if "agent" not in restored:
+        raise ConformanceViolation(PORTABLE_RESTORE, f"a valid foreign snapshot was refused: {restored}")
+    first = ctx.client.invoke(
+        restored["agent"], {"interruptResponses": [{"interruptId": FOREIGN_A, "response": "yes"}]}
+    )
+    res = first.get("result") or {}
+    ids = [i.get("id") for i in res.get("interrupts") or []]
+    if "error" in first:
+        wrong.setdefault(PORTABLE_FOREIGN_ID, []).append(f"answering a foreign id failed: {first['error']}")
+    elif ids != [FOREIGN_B]:
+        wrong.setdefault(SESSION_REUSE_ID, []).append(
+            f"the re-raised interrupt has ids {ids}, not [{FOREIGN_B!r}]"
+        )
+        wrong.setdefault(PORTABLE_FOREIGN_ID, []).append(f"the foreign id {FOREIGN_B!r} was not kept")
+    else:
+        second = ctx.client.invoke(
+            restored["agent"], {"interruptResponses": [{"interruptId": FOREIGN_B, "response": "ok"}]}
+        )
+        starts = [
+            e["toolUseId"] for t in (first, second) for e in t["trace"] if e.get("kind") == "tool_start"
+        ]
+        got = _results(second)
+        if (second.get("result") or {}).get("stopReason") != "end_turn":
+            wrong.setdefault(PORTABLE_RESTORE, []).append(f"did not complete: {json.dumps(second)[:600]}")
+        if "t2" in starts:
+            wrong.setdefault(SESSION_NO_RERUN, []).append("t2 ran although its result was in the snapshot")
+        if got.get("t2") != [{"json": {"answers": [], "value": "foreign"}}]:
+            wrong.setdefault(PORTABLE_RESTORE, []).append(
+                f"the preserved result of t2 was not kept: {got.get('t2')}"
+            )
+        if got.get("t1") != [{"json": {"answers": ["yes"], "value": "asked"}}]:
+            wrong.setdefault(PORTABLE_RESTORE, []).append(f"t1 did not get its answer: {got.get('t1')}")
+        if (second.get("state") or {}).get("user") != "u1":
+            wrong.setdefault(PORTABLE_RESTORE, []).append("agent.state from the snapshot was not restored")
+    stored = ctx.client.restore_agent(
+        foreign_snapshot(b_answer="stored"), foreign_spec(executor), model_turn_offset=1
+    )
+    if "agent" not in stored:
+        wrong.setdefault(PORTABLE_RESTORE, []).append(f"a partially answered snapshot was refused: {stored}")
+    else:
+        out = ctx.client.invoke(
+            stored["agent"], {"interruptResponses": [{"interruptId": FOREIGN_A, "response": "yes"}]}
+        )
+        if _results(out).get("t3") != [{"json": {"answers": ["stored"], "value": "confirmed"}}]:
+            wrong.setdefault(SESSION_STORED_ANSWERS, []).append(
+                f"t3 did not receive the answer stored in the snapshot: {json.dumps(out)[:600]}"
+            )
+    _fail_if(wrong)
+
+
+def check_frozen_valid(ctx: CheckContext) -> None:
+    """Every valid frozen fixture restores, snapshots back unchanged, and continues when answered."""
+    directory = _frozen_dir()
+    if directory is None:
+        raise RuntimeError("spec/examples/Snapshot is not available to this suite installation")
+    wrong: dict[str, list[str]] = {}
+    for path in sorted((directory / "valid").glob("*.json")):
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        spec = spec_for_snapshot(doc, _executor(ctx))
+        out = ctx.client.restore_agent(doc, spec, model_turn_offset=0)
+        if "agent" not in out:
+            wrong.setdefault(PORTABLE_RESTORE, []).append(f"{path.name}: refused with {out.get('error')}")
+            continue
+        again = _take(ctx, out["agent"])
+        if _canonical(_strip_volatile(again)) != _canonical(_strip_volatile(doc)):
+            wrong.setdefault(SESSION_IDEMPOTENT, []).append(
+                f"{path.name}: the snapshot after restoring differs"
+            )
+        state = doc.get("interruptState") or {}
+        pending = [i["id"] for i in state.get("interrupts") or [] if "response" not in i]
+        if not state.get("activated"):
+            continue
+        answer = {"interruptResponses": [{"interruptId": i, "response": "yes"} for i in pending]}
+        resumed = ctx.client.invoke(out["agent"], answer)
+        if "error" in resumed:
+            wrong.setdefault(PORTABLE_FOREIGN_ID, []).append(
+                f"{path.name}: answers refused: {resumed['error']}"
+            )
+        elif (resumed.get("result") or {}).get("stopReason") != "end_turn":
+            wrong.setdefault(PORTABLE_RESTORE, []).append(
+                f"{path.name}: did not complete: {json.dumps(resumed.get('result'))[:400]}"
+            )
+    _fail_if(wrong)
+
+
+INTEGRITY_KEY = {"keyId": "roc-examples-2026", "secret": "roc-example-key-not-secret"}
+"""The public example key of spec/examples/Snapshot (tests only)."""
+
+
+def _mac(doc: dict[str, Any], secret: str) -> str:
+    import base64
+    import hmac
+
+    body = {k: v for k, v in doc.items() if k != "integrity"}
+    tag = hmac.new(secret.encode("utf-8"), _canonical(body), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(tag).rstrip(b"=").decode("ascii")
+
+
+def check_integrity(ctx: CheckContext) -> None:
+    spec = {**two_tool_scenario(executor=_executor(ctx)), "integrity": dict(INTEGRITY_KEY)}
+    agent, _ = _interrupt(ctx, spec)
+    doc = _take(ctx, agent)
+    wrong: dict[str, list[str]] = {}
+    tag = doc.get("integrity") or {}
+    if tag.get("alg") != "HMAC-SHA256" or tag.get("keyId") != INTEGRITY_KEY["keyId"]:
+        wrong.setdefault(SEC_SIGN, []).append(f"integrity member is {tag!r}")
+    elif tag.get("mac") != _mac(doc, INTEGRITY_KEY["secret"]):
+        wrong.setdefault(SEC_SIGN, []).append("integrity.mac is not the HMAC-SHA256 of the canonical form")
+    unsigned = {k: v for k, v in doc.items() if k != "integrity"}
+    tampered = copy.deepcopy(doc)
+    tampered["agent"]["state"] = {"user": "mallory"}
+    unknown_key = copy.deepcopy(doc)
+    unknown_key["integrity"] = {**tag, "keyId": "no-such-key"}
+    broken_shape = copy.deepcopy(doc)
+    broken_shape.pop("agent", None)
+    cases = [
+        ("no integrity member", unsigned, SEC_VERIFY),
+        ("tampered state", tampered, SEC_VERIFY),
+        ("unknown keyId", unknown_key, SEC_VERIFY),
+        ("tampered and malformed", broken_shape, SEC_ORDER),
+    ]
+    for label, bad, req in cases:
+        out = ctx.client.restore_agent(bad, spec, model_turn_offset=1)
+        code = (out.get("error") or {}).get("code")
+        if code != "SNAPSHOT_INTEGRITY":
+            wrong.setdefault(req, []).append(f"{label}: {'accepted' if 'agent' in out else code}")
+    good = ctx.client.restore_agent(doc, spec, model_turn_offset=1)
+    if "agent" not in good:
+        wrong.setdefault(SEC_VERIFY, []).append(f"its own signed snapshot was refused: {good}")
+    directory = _frozen_dir()
+    if directory is not None:
+        named = fixture_codes(directory)
+        keyed = sorted({*_INTEGRITY_FIXTURES, *(n for n, c in named.items() if c == "SNAPSHOT_INTEGRITY")})
+        for name in keyed:
+            fixture = json.loads((directory / "invalid" / name).read_text(encoding="utf-8"))
+            fspec = {**spec_for_snapshot(fixture, _executor(ctx)), "integrity": dict(INTEGRITY_KEY)}
+            out = ctx.client.restore_agent(fixture, fspec, model_turn_offset=0)
+            if (out.get("error") or {}).get("code") != "SNAPSHOT_INTEGRITY":
+                wrong.setdefault(VER_FROZEN_INVALID, []).append(f"{name}: {out.get('error') or 'accepted'}")
+    _fail_if(wrong)
+
+
+def _stored(ctx: CheckContext, agent: str) -> Any:
+    snap = ctx.client.take_snapshot(agent, stored=True)
+    return snap.get("snapshot")
+
+
+def _ran(out: dict[str, Any]) -> list[str]:
+    return [
+        e["kind"]
+        for e in out.get("trace", [])
+        if e.get("kind") in ("model_call", "tool_start", "hook_callback")
+    ]
+
+
+def check_session_store(ctx: CheckContext) -> None:
+    """Two agents bound to one stored session: saves, revisions, the compare-and-set, and session ids."""
+    import uuid
+
+    store = f"store-{uuid.uuid4().hex[:8]}"
+    base = two_tool_scenario(executor=_executor(ctx))
+    spec = {**base, "session": {"store": store, "sessionId": "s1"}}
+    wrong: dict[str, list[str]] = {}
+    a = ctx.client.create_agent(spec)
+    b = ctx.client.create_agent(spec)  # loads the same (still empty) session
+    first = ctx.client.invoke(a, {"prompt": "go"})
+    stored1 = _stored(ctx, a)
+    if not isinstance(stored1, dict):
+        raise ConformanceViolation(SESSION_STORED_CURRENT, "the store holds nothing after an invocation")
+    taken = _take(ctx, a)
+    if _canonical(_strip_volatile(stored1)) != _canonical(_strip_volatile(taken)):
+        wrong.setdefault(SESSION_STORED_CURRENT, []).append("after the interrupt the store lags the agent")
+    rev1 = stored1.get("revision")
+    if not isinstance(rev1, int) or rev1 < 0:
+        wrong.setdefault(SESSION_REVISIONS, []).append(f"first stored revision is {rev1!r}")
+    stale = ctx.client.invoke(b, {"prompt": "me too"})
+    code = (stale.get("error") or {}).get("code")
+    if code != "SESSION_CONFLICT":
+        wrong.setdefault(SESSION_CAS, []).append(f"a stale agent's invocation gave {code or 'a result'}")
+    if _ran(stale):
+        wrong.setdefault(SESSION_CONFLICT_CLEAN, []).append(f"the conflicting invocation ran {_ran(stale)}")
+        wrong.setdefault(SESSION_SAVE_FIRST, []).append("the model or a unit ran before the failed save")
+    if _canonical(_stored(ctx, a)) != _canonical(stored1):
+        wrong.setdefault(SESSION_CAS, []).append("the failed save changed what the store holds")
+    iid = first["result"]["interrupts"][0]["id"] if first.get("result", {}).get("interrupts") else "none"
+    done = ctx.client.invoke(a, {"interruptResponses": [{"interruptId": iid, "response": "y"}]})
+    stored2 = _stored(ctx, a)
+    if "result" in done and isinstance(stored2, dict):
+        if _canonical(_strip_volatile(stored2)) != _canonical(_strip_volatile(_take(ctx, a))):
+            wrong.setdefault(SESSION_STORED_CURRENT, []).append("after the result the store lags the agent")
+        rev2 = stored2.get("revision")
+        if not isinstance(rev2, int) or not isinstance(rev1, int) or rev2 <= rev1:
+            wrong.setdefault(SESSION_REVISIONS, []).append(f"revision went from {rev1!r} to {rev2!r}")
+    for bad_id in ("../escape", "", "a/b", "x" * 200):
+        out = ctx.client.try_create_agent({**base, "session": {"store": store, "sessionId": bad_id}})
+        code = (out.get("error") or {}).get("code")
+        if code != "SNAPSHOT_INVALID":
+            wrong.setdefault(SEC_SESSION_ID, []).append(f"session id {bad_id[:20]!r}: {code or 'accepted'}")
+    _fail_if(wrong)
+
+
+_SNAPSHOT_CHECKS: tuple[tuple[str, tuple[str, ...], Callable[[CheckContext], None], tuple[str, ...]], ...] = (
+    (
+        "explicit:snapshot-document",
+        (
+            SNAP_SCHEMA,
+            SNAP_AGENT,
+            SNAP_ACTIVATED,
+            SNAP_INTERRUPTS,
+            SNAP_PENDING,
+            SNAP_DIGEST,
+            SNAP_NO_EFFECT,
+            SNAP_CANONICAL,
+            VER_SNAPSHOT_VERSIONS,
+        ),
+        check_snapshot_document,
+        ("core", "sessions"),
+    ),
+    (
+        "explicit:snapshot-refusal",
+        (
+            VER_UNKNOWN_MAJOR,
+            SNAP_REFUSE_SCHEMA,
+            VER_CLOSED_MINOR,
+            VER_NO_AGENT,
+            SESSION_AGENT_ID,
+            VER_LATER_MINOR,
+            VER_WRITES_OWN,
+        ),
+        check_snapshot_refusal,
+        ("core", "sessions"),
+    ),
+    (
+        "explicit:frozen-invalid-snapshots",
+        (
+            VER_FROZEN_INVALID,
+            SNAP_REFUSE_SCHEMA,
+            SNAP_REFUSE_DANGLING,
+            SNAP_REFUSE_ACTIVATED,
+            SNAP_REFUSE_TOOL_USE,
+            SNAP_REFUSE_DIGEST,
+            SNAP_REFUSE_DUPLICATE,
+            VER_BAD_VERSION,
+            VER_UNKNOWN_MAJOR,
+            VER_UNKNOWN_SPEC_MAJOR,
+            VER_CLOSED_MINOR,
+            VER_NO_AGENT,
+        ),
+        check_frozen_invalid,
+        ("core", "sessions"),
+    ),
+    (
+        "explicit:session-round-trip",
+        (SESSION_SAME_OUTCOME, SESSION_SAME_IDS, SESSION_NO_RERUN, SESSION_QUIET_RESTORE, SESSION_IDEMPOTENT),
+        check_session_round_trip,
+        ("core", "sessions"),
+    ),
+    (
+        "explicit:session-store",
+        (
+            SESSION_REVISIONS,
+            SESSION_CAS,
+            SESSION_SAVE_FIRST,
+            SESSION_CONFLICT_CLEAN,
+            SESSION_STORED_CURRENT,
+            SEC_SESSION_ID,
+        ),
+        check_session_store,
+        ("core", "sessions"),
+    ),
+    (
+        "explicit:integrity",
+        (SEC_SIGN, SEC_VERIFY, SEC_ORDER, VER_FROZEN_INVALID),
+        check_integrity,
+        ("core", "sessions"),
+    ),
+    (
+        "explicit:foreign-snapshot",
+        (PORTABLE_RESTORE, PORTABLE_FOREIGN_ID, SESSION_REUSE_ID, SESSION_STORED_ANSWERS, SESSION_NO_RERUN),
+        check_foreign_snapshot,
+        ("core", "sessions", "portable-snapshot"),
+    ),
+    (
+        "explicit:frozen-valid-snapshots",
+        (PORTABLE_RESTORE, PORTABLE_FOREIGN_ID, SESSION_IDEMPOTENT),
+        check_frozen_valid,
+        ("core", "sessions", "portable-snapshot"),
+    ),
+)
+
+
+PORTABLE_WRITE = "ROC-SESSION-016"  # a snapshot it writes is continuable by another implementation
+
+
+def check_portable_to_peer(ctx: CheckContext) -> None:
+    """Snapshots this implementation writes continue in the peer adapter (--peer) from document + definition.
+
+    Both agents get the same answers; the peer must reach the outcome the implementation itself reaches.
+    """
+    from roc_conformance.errors import CheckSkipped
+
+    peer = ctx.peer
+    if peer is None:
+        raise CheckSkipped(
+            "no peer adapter given (--peer): portability to another implementation not checked"
+        )
+    peer_desc = peer.describe()
+    if not {"sessions", "portable-snapshot"} <= peer_desc.profiles:
+        raise CheckSkipped("the peer adapter does not declare sessions + portable-snapshot")
+    wrong: list[str] = []
+    for executor in ("sequential", "concurrent"):
+        if f"{executor}-executor" not in ctx.profiles or f"{executor}-executor" not in peer_desc.profiles:
+            continue
+        spec = two_tool_scenario(agent_id="portable", executor=executor)
+        agent, first = _interrupt(ctx, spec)
+        doc = _take(ctx, agent)
+        answers = {
+            "interruptResponses": [
+                {"interruptId": i["id"], "response": "yes"} for i in first["result"]["interrupts"]
+            ]
+        }
+        restored = peer.restore_agent(doc, spec, model_turn_offset=1)
+        if "agent" not in restored:
+            wrong.append(f"{executor}: the peer refused the snapshot: {restored.get('error')}")
+            continue
+        mine = ctx.client.invoke(agent, answers)
+        theirs = peer.invoke(restored["agent"], answers)
+        if _canonical(_outcome(mine)) != _canonical(_outcome(theirs)):
+            wrong.append(
+                f"{executor}: here {json.dumps(_outcome(mine))[:800]} vs peer "
+                f"{json.dumps(_outcome(theirs))[:800]}"
+            )
+    if wrong:
+        raise ConformanceViolation(PORTABLE_WRITE, "; ".join(wrong))
+
+
+# Checks that need an optional adapter feature (the requirements they verify are conditional on it).
+_CAPABILITIES: dict[str, tuple[str, ...]] = {
+    "explicit:session-store": ("session-store",),
+    "explicit:integrity": ("snapshot-integrity",),
+}
+
+
+def snapshot_checks() -> list[Check]:
+    portable = Check(
+        name="explicit:portable-to-peer",
+        requirements=(PORTABLE_WRITE,),
+        run=check_portable_to_peer,
+        profiles=("core", "sessions", "portable-snapshot"),
+        kind="explicit",
+    )
+    return [
+        portable,
+        *[
+            Check(
+                name=name,
+                requirements=reqs,
+                run=fn,
+                profiles=profiles,
+                kind="explicit",
+                capabilities=_CAPABILITIES.get(name, ()),
+            )
+            for name, reqs, fn, profiles in _SNAPSHOT_CHECKS
+        ],
+    ]

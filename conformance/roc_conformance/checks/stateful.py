@@ -1,0 +1,82 @@
+"""The oracle's Hypothesis state machine as checks (``machine:*``), run with the certify or explore settings.
+
+The machine (``roc_conformance.machine``) drives random scenarios, answers, snapshots and restores through
+the client and checks every observation against the oracle. A failure is shrunk by Hypothesis; the shrunk
+``ConformanceViolation`` names the broken requirements and its notes carry the RPC transcript.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from roc_conformance.checks.base import Check, CheckContext
+from roc_conformance.settings import shrink_budget
+
+# The machine runs once per executor the implementation declares, so both executors are exercised
+# without one implementation's choice hiding the other's bugs.
+_VARIANTS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("machine:sequential", ("core", "sequential-executor")),
+    ("machine:concurrent", ("core", "concurrent-executor")),
+)
+
+
+def _module(name: str) -> Any | None:
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
+def machine_requirements() -> tuple[str, ...]:
+    """Every requirement the machine can fail: its own list, else every ID the oracle's checks name."""
+    machine = _module("roc_conformance.machine")
+    if machine is None:
+        return ()
+    declared = getattr(machine, "MACHINE_REQUIREMENTS", None)
+    if declared is None:
+        reqs = _module("roc_conformance.oracle.reqs")
+        declared = list(getattr(reqs, "ALL", {}).values()) if reqs is not None else []
+    return tuple(dict.fromkeys(str(r) for r in declared))
+
+
+def _runner(name: str, executor_profile: str) -> Any:
+    def run(ctx: CheckContext) -> None:
+        from hypothesis.stateful import run_state_machine_as_test
+
+        machine = _module("roc_conformance.machine")
+        if machine is None:
+            raise RuntimeError("roc_conformance.machine is not available")
+        # Offer the machine exactly this executor, plus every non-executor profile declared.
+        profiles = frozenset(p for p in ctx.profiles if not p.endswith("-executor")) | {executor_profile}
+        client = ctx.client
+        if hasattr(machine, "make_machine"):
+            cls = machine.make_machine(lambda: client, profiles, name=name.replace(":", "_"))
+        else:
+            cls = machine.build_machine(client, profiles)
+        with shrink_budget(ctx.settings.shrink_seconds):
+            run_state_machine_as_test(cls, settings=ctx.settings.hypothesis())
+
+    return run
+
+
+def machine_checks() -> list[Check]:
+    machine = _module("roc_conformance.machine")
+    if machine is None or not (hasattr(machine, "make_machine") or hasattr(machine, "build_machine")):
+        return []
+    reqs = machine_requirements()
+    if not reqs:
+        return []
+    return [
+        Check(
+            name=name,
+            requirements=reqs,
+            run=_runner(name, profiles[1]),
+            profiles=profiles,
+            kind="machine",
+            description=f"random interrupt lifecycles ({profiles[1]})",
+            capabilities=("direct-tool-call",),
+            group="STATEFUL",
+        )
+        for name, profiles in _VARIANTS
+    ]

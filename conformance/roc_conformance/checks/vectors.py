@@ -1,0 +1,78 @@
+"""Static vectors (conformance/vectors/v1/*.json) as checks: one check per vector, named ``vector:<id>``.
+
+Running a vector, and comparing what it observed with the oracle and the vector's own expectations, is the
+oracle's job (``roc_conformance.oracle.vectors.run_vector``); this module only wraps it as a Check.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from roc_conformance.checks.base import Check, CheckContext
+from roc_conformance.errors import ConformanceViolation
+
+
+def derive_profiles(vector: dict[str, Any]) -> tuple[str, ...]:
+    """The profiles a vector needs: its own list, else what its scenario uses."""
+    if vector.get("profiles"):
+        return tuple(dict.fromkeys(str(p) for p in vector["profiles"]))
+    agent = vector.get("agent", {})
+    profiles = ["core"]
+    if agent.get("hooks"):
+        profiles.append("hooks")
+    profiles.append(f"{agent.get('executor', 'sequential')}-executor")
+    if any("restore" in step for step in vector.get("steps", [])):
+        profiles.append("sessions")
+    return tuple(profiles)
+
+
+def derive_capabilities(vector: dict[str, Any]) -> tuple[str, ...]:
+    """Optional adapter features a vector needs (a direct tool call step needs "direct-tool-call")."""
+    direct = any("directToolCall" in (step.get("invoke") or {}) for step in vector.get("steps", []))
+    return ("direct-tool-call",) if direct else ()
+
+
+def _runner(vector: dict[str, Any]) -> Any:
+    def run(ctx: CheckContext) -> None:
+        from roc_conformance.oracle.check import merge
+        from roc_conformance.oracle.vectors import run_vector
+
+        violations, driver = run_vector(vector, ctx.client)
+        # SHOULD-level findings fail their (unscored) requirement too; the profile verdict ignores them.
+        found = [*violations, *getattr(driver, "warnings", [])]
+        if found:
+            raise merge(
+                list(found),
+                f"vector {vector['id']}: {vector.get('title', '')}",
+                counterexample=driver.transcript(),
+            )
+
+    return run
+
+
+def vector_checks() -> list[Check]:
+    """One check per static vector (none when the oracle or the vectors are not there)."""
+    try:
+        from roc_conformance.oracle.vectors import load_vectors
+    except ImportError:
+        return []
+    checks: list[Check] = []
+    for vector in load_vectors():
+        reqs = tuple(dict.fromkeys(str(r) for r in vector.get("requirements", [])))
+        if not reqs:
+            continue
+        checks.append(
+            Check(
+                name=f"vector:{vector['id']}",
+                requirements=reqs,
+                run=_runner(vector),
+                profiles=derive_profiles(vector),
+                kind="vector",
+                description=str(vector.get("title", "")),
+                capabilities=derive_capabilities(vector),
+            )
+        )
+    return checks
+
+
+__all__ = ["ConformanceViolation", "derive_profiles", "vector_checks"]

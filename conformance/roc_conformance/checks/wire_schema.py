@@ -1,0 +1,145 @@
+"""Every reply of every check, validated against the spec's JSON Schemas (ROC-MODEL-001, ROC-MODEL-011).
+
+The runner installs ``SchemaObserver`` on the client for the whole run, so the traffic of the vectors, the
+state machine and the explicit checks is all validated (the MCP conformance "wire schema" idea). At the
+end the observer becomes one more check result, ``wire:schema``.
+
+Trace events are validated too (trace-event.schema.json), but they are the adapter's report, not a value
+the implementation emits: a malformed event is an adapter fault and makes the check ERROR (never FAIL),
+except an ``invocation_end`` whose stopReason the spec does not define, which is the implementation's own
+value echoed (ROC-MODEL-011, FAIL). RestoreAgent traces are checked the same way whenever the client
+reports that RPC to its observers.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from roc_conformance.checks.base import CheckResult, Status
+
+SCHEMA_REQUIREMENTS = ("ROC-MODEL-001", "ROC-MODEL-011")
+STOP_REASONS = frozenset(
+    {
+        "end_turn",
+        "tool_use",
+        "max_tokens",
+        "stop_sequence",
+        "content_filtered",
+        "guardrail_intervened",
+        "interrupt",
+        "cancelled",
+    }
+)
+
+
+def _schema_dir() -> Path | None:
+    for directory in Path(__file__).resolve().parents:
+        candidate = directory / "spec" / "schema" / "v1"
+        if (candidate / "agent-result.schema.json").is_file():
+            return candidate
+    return None
+
+
+class SchemaObserver:
+    """Validates the data-model values in Invoke replies; keeps the first problems found."""
+
+    def __init__(self, limit: int = 20) -> None:
+        self.limit = limit
+        self.problems: list[str] = []
+        self.stop_reason_problems: list[str] = []
+        self.trace_problems: list[str] = []  # adapter faults, reported as ERROR
+        self.observed = 0
+        self._validators: dict[str, Any] | None = None
+        self.available = _schema_dir() is not None
+
+    def _load(self) -> dict[str, Any]:
+        if self._validators is None:
+            from jsonschema import Draft202012Validator
+            from referencing import Registry, Resource
+
+            directory = _schema_dir()
+            self._validators = {}
+            if directory is None:
+                return self._validators
+            docs = {
+                p.name: json.loads(p.read_text(encoding="utf-8")) for p in directory.glob("*.schema.json")
+            }
+            registry: Registry[Any] = Registry().with_resources(
+                (doc.get("$id", name), Resource.from_contents(doc)) for name, doc in docs.items()
+            )
+            for key, name in (
+                ("result", "agent-result"),
+                ("error", "error"),
+                ("message", "message"),
+                ("toolResult", "tool-result"),
+                ("traceEvent", "trace-event"),
+            ):
+                if f"{name}.schema.json" in docs:
+                    self._validators[key] = Draft202012Validator(
+                        docs[f"{name}.schema.json"], registry=registry
+                    )
+        return self._validators
+
+    def _check(self, kind: str, value: Any, where: str, problems: list[str] | None = None) -> None:
+        validator = self._load().get(kind)
+        if validator is None:
+            return
+        self.observed += 1
+        error = next(iter(validator.iter_errors(value)), None)
+        into = self.problems if problems is None else problems
+        if error is not None and len(into) < self.limit:
+            path = "/".join(str(p) for p in error.absolute_path) or "<root>"
+            into.append(f"{where}: {kind} at {path}: {error.message[:200]}")
+
+    def _check_trace(self, rpc: str, trace: Any) -> None:
+        if not isinstance(trace, list):
+            return
+        for index, event in enumerate(trace):
+            where = f"{rpc} trace[{index}]"
+            if isinstance(event, dict) and event.get("kind") == "invocation_end":
+                stop = event.get("stopReason")
+                if stop not in STOP_REASONS:
+                    # The implementation's stop reason, echoed: its fault, not the adapter's.
+                    if len(self.stop_reason_problems) < self.limit:
+                        self.stop_reason_problems.append(f"{where}: invocation_end stopReason {stop!r}")
+                    continue
+            self._check("traceEvent", event, where, self.trace_problems)
+
+    def __call__(self, rpc: str, reply: dict[str, Any]) -> None:
+        if rpc in ("Invoke", "RestoreAgent"):
+            self._check_trace(rpc, reply.get("trace", []))
+        if rpc != "Invoke":
+            return
+        for kind in ("result", "error", "toolResult"):
+            if kind in reply:
+                self._check(kind, reply[kind], "Invoke")
+        if "result" in reply:
+            stop = reply["result"].get("stopReason")
+            if stop not in STOP_REASONS and len(self.stop_reason_problems) < self.limit:
+                self.stop_reason_problems.append(f"stopReason {stop!r}")
+        for message in reply.get("messages", []):
+            self._check("message", message, "history")
+
+    def result(self) -> CheckResult:
+        out = CheckResult("wire:schema", "explicit", SCHEMA_REQUIREMENTS, ("core",), Status.PASS)
+        failed: list[str] = []
+        if self.problems:
+            failed.append("ROC-MODEL-001")
+        if self.stop_reason_problems:
+            failed.append("ROC-MODEL-011")
+        if failed:
+            out.status = Status.FAIL
+            out.failed_requirements = tuple(failed)
+            out.message = "; ".join([*self.problems, *self.stop_reason_problems, *self.trace_problems])[:4000]
+        elif self.trace_problems:
+            out.status = Status.ERROR
+            out.fault_kind = "adapter"
+            detail = "; ".join(self.trace_problems)
+            out.message = f"adapter trace breaks trace-event.schema.json: {detail}"[:4000]
+        elif not self.available or self.observed == 0:
+            out.status = Status.SKIPPED
+            out.message = "no schema directory or no reply observed"
+        out.notes = [f"{self.observed} values validated against spec/schema/v1"]
+        return out

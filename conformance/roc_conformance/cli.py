@@ -1,0 +1,188 @@
+"""``roc-conformance``: run the RoC conformance suite against an adapter and write the reports.
+
+    roc-conformance run --target reference|HOST:PORT [--profile P ...] [--report-dir DIR] [--junit FILE]
+                        [--explore] [--max-examples N] [--steps N] [--timeout-scale F] [--quiet]
+                        [--only GLOB ...]
+    roc-conformance checks            list every check and the requirements it verifies
+    roc-conformance validate REPORT   validate a report.json against conformance/report.schema.json
+    roc-conformance matrix REPORT...  implementations x requirements table (Markdown) for the docs
+
+Exit codes of ``run``: 0 every declared (and selected) profile is conformant; 1 some profile is not
+conformant or incomplete; 2 usage error; 3 the run could not start (no adapter, handshake failed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+EXIT_OK = 0
+EXIT_NOT_CONFORMANT = 1
+EXIT_USAGE = 2
+EXIT_FATAL = 3
+
+
+def _run(args: argparse.Namespace) -> int:
+    from roc_conformance.checks import all_checks
+    from roc_conformance.client import Timeouts
+    from roc_conformance.errors import HarnessFault
+    from roc_conformance.registry import RegistryError, load_registry
+    from roc_conformance.report import write_all
+    from roc_conformance.runner import run_suite
+    from roc_conformance.settings import CERTIFY, EXPLORE, with_overrides
+    from roc_conformance.target import resolve
+
+    try:
+        registry = load_registry()
+    except RegistryError as exc:
+        print(f"roc-conformance: {exc}", file=sys.stderr)
+        return EXIT_FATAL
+    settings = with_overrides(
+        EXPLORE if args.explore else CERTIFY, max_examples=args.max_examples, steps=args.steps
+    )
+    timeouts = Timeouts().scaled(args.timeout_scale)
+    try:
+        target = resolve(args.target)
+        peer = resolve(args.peer) if args.peer else None
+    except ValueError as exc:
+        print(f"roc-conformance: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except HarnessFault as exc:
+        print(f"roc-conformance: cannot start the adapter: {exc}", file=sys.stderr)
+        return EXIT_FATAL
+    progress = None if args.quiet else sys.stderr
+    checks = all_checks()
+    if args.only:
+        checks = [c for c in checks if any(fnmatch.fnmatchcase(c.name, pattern) for pattern in args.only)]
+    try:
+        result = run_suite(
+            target,
+            checks,
+            registry,
+            settings,
+            selected_profiles=args.profile,
+            timeouts=timeouts,
+            progress=progress,
+            peer=peer,
+        )
+    finally:
+        target.stop()
+        if peer is not None:
+            peer.stop()
+    paths = write_all(result, Path(args.report_dir), junit=Path(args.junit) if args.junit else None)
+    doc_profiles = result.profiles
+    if not args.quiet:
+        for name, entry in doc_profiles.items():
+            if entry["status"] not in ("NOT_CLAIMED", "NOT_SELECTED"):
+                extra = ""
+                if entry.get("failing"):
+                    extra = " failing: " + ", ".join(entry["failing"])
+                elif entry.get("unresolved"):
+                    extra = " unresolved: " + ", ".join(entry["unresolved"][:12])
+                print(f"  profile {name:<22} {entry['status']}{extra}", file=sys.stderr)
+        verdict = "CONFORMANT" if result.conformant else "NOT CONFORMANT"
+        elapsed = (result.finished - result.started).total_seconds()
+        print(
+            f"{verdict} in {elapsed:.1f}s; reports: {', '.join(str(p) for p in paths.values())}",
+            file=sys.stderr,
+        )
+    if result.fatal is not None:
+        print(f"roc-conformance: {result.fatal}", file=sys.stderr)
+        return EXIT_FATAL
+    return EXIT_OK if result.conformant else EXIT_NOT_CONFORMANT
+
+
+def _checks(args: argparse.Namespace) -> int:
+    from roc_conformance.checks import all_checks
+
+    for check in all_checks():
+        print(f"{check.name}\t{check.kind}\t{','.join(check.profiles)}\t{' '.join(check.requirements)}")
+    return EXIT_OK
+
+
+def _validate(args: argparse.Namespace) -> int:
+    from roc_conformance.report import validate_report
+
+    doc = json.loads(Path(args.report).read_text(encoding="utf-8"))
+    problems = validate_report(doc)
+    for problem in problems:
+        print(problem)
+    return EXIT_NOT_CONFORMANT if problems else EXIT_OK
+
+
+def _matrix(args: argparse.Namespace) -> int:
+    from roc_conformance.report import matrix
+
+    docs = [json.loads(Path(path).read_text(encoding="utf-8")) for path in args.reports]
+    print(matrix(docs), end="")
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="roc-conformance", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser("run", help="run the suite against an adapter")
+    run.add_argument(
+        "--target",
+        required=True,
+        help="'reference' (start the reference adapter) or HOST:PORT of a running adapter",
+    )
+    run.add_argument(
+        "--profile",
+        action="append",
+        default=None,
+        help="only judge this profile (repeatable); default: every declared profile",
+    )
+    run.add_argument(
+        "--peer",
+        default=None,
+        help="a second adapter ('reference' or HOST:PORT) that portability checks restore snapshots into",
+    )
+    run.add_argument("--report-dir", default="reports", help="where report.json, summary.md, junit.xml go")
+    run.add_argument("--junit", default=None, help="also write the JUnit XML to this path")
+    run.add_argument(
+        "--explore",
+        action="store_true",
+        help="explore settings: random, more examples (certify is the default)",
+    )
+    run.add_argument("--max-examples", type=int, default=None, help="override Hypothesis max_examples")
+    run.add_argument("--steps", type=int, default=None, help="override the state machine's step count")
+    run.add_argument("--timeout-scale", type=float, default=1.0, help="multiply every RPC deadline")
+    run.add_argument("--quiet", action="store_true", help="no progress output")
+    run.add_argument(
+        "--only",
+        action="append",
+        default=None,
+        metavar="GLOB",
+        help="run only checks whose name matches (repeatable), e.g. 'explicit:*' or 'vector:*'",
+    )
+    run.set_defaults(func=_run)
+    checks = commands.add_parser("checks", help="list the checks and the requirements they verify")
+    checks.set_defaults(func=_checks)
+    validate = commands.add_parser("validate", help="validate a report.json against its schema")
+    validate.add_argument("report")
+    validate.set_defaults(func=_validate)
+    table = commands.add_parser("matrix", help="implementations × requirements table (Markdown) of reports")
+    table.add_argument("reports", nargs="+")
+    table.set_defaults(func=_matrix)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return EXIT_USAGE if exc.code not in (0, None) else EXIT_OK
+    code: int = args.func(args)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

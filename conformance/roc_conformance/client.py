@@ -1,0 +1,370 @@
+"""Typed gRPC client of the RoC conformance harness (``roc.conformance.v1.HarnessService``).
+
+INTERFACE NOTE (for the oracle, the state machine and the vector runner; JSON in, JSON out)
+-------------------------------------------------------------------------------------------
+Everything is the spec's JSON (conformance/README.md, TEAM AgentSpec/trace vocabulary). Construct with
+``HarnessClient.connect("127.0.0.1:50051")`` or receive one from the runner (``CheckContext.client``).
+
+    client.describe() -> Description                 # .profiles, .capabilities: frozenset[str], ...
+    client.create_agent(spec: dict) -> str           # an opaque agent handle (not spec["agentId"])
+    client.try_create_agent(spec) -> {"agent": str} | {"error": Error}   # runtime may refuse (sessions)
+    client.invoke(agent, inp) -> dict                # inp: {"prompt": str} | {"content": [block]}
+                                              #    | {"interruptResponses": [{"interruptId", "response"}]}
+                                                     #    | {"directToolCall": {"name", "input"}}
+        returns {"result": AgentResult} | {"error": Error} | {"toolResult": ToolResult} | {"crash": {...}}
+                plus "trace": [event], "messages": [Message] (history after the call), "state": {...}
+    client.take_snapshot(agent, stored=False) -> {"snapshot": dict, "snapshotJson": str} | {"error": Error}
+        stored=True: what the agent's session store holds now (AgentSpec "session": {"store", "sessionId"})
+    client.restore_agent(snapshot: dict | str, spec, model_turn_offset=N)
+        -> {"agent": str, "trace": [events fired while restoring]} | {"error": Error}
+        model_turn_offset = number of model_call events the original agent has seen (the next scripted turn).
+    client.dispose_agent(agent) -> None
+    client.transcript -> list[dict]                  # every RPC so far: {"rpc", "request", "response"} (JSON)
+    client.mark() -> int; client.transcript_text(since=mark) -> str   # readable RPC transcript for notes
+
+Faults are exceptions, never results: a timeout, an unreachable adapter, ``harness_error`` or a reply that
+breaks the contract raise ``roc_conformance.errors.HarnessFault`` (subclasses ``HarnessTimeout``,
+``HarnessUnavailable``, ``AdapterError``). After the first fault a client is *latched*: every later call
+raises the same fault at once, so a Hypothesis run against a dead adapter ends fast instead of waiting out a
+deadline per shrink step. Checks report ``ConformanceViolation(req_ids, message)`` for wrong observations.
+``{"crash": ...}`` is the implementation failing outside the closed error set: a violation, not a fault.
+
+What the runner expects from the oracle side (roc_conformance.oracle / roc_conformance.machine):
+    oracle.vectors.load_vectors() -> [vector]
+    oracle.vectors.run_vector(vector, client) -> (violations, driver)
+        a vector's "requirements" name what it verifies; optional "profiles" (else derived from its agent:
+        core + hooks if any hook + "<executor>-executor" + sessions if any restore step).
+    machine.build_machine(client, profiles: frozenset[str]) -> type[RuleBasedStateMachine]
+    machine.MACHINE_REQUIREMENTS: tuple[str, ...]     # every requirement ID the machine can fail
+    Capabilities: only send {"directToolCall"} when "direct-tool-call" is in client.describe().capabilities
+    (an SDK without a direct-call API omits it; the runner then skips checks that need it).
+    The runner calls hypothesis.stateful.run_state_machine_as_test(cls, settings=<certify|explore>) and maps
+    the (shrunk) ConformanceViolation to its requirement IDs; the exception's __notes__ become the
+    counterexample.
+
+Trace emission rules an oracle can rely on (also in conformance/README.md): ``invocation_start`` is the first
+event of every Invoke, also for rejected input; ``invocation_end{stopReason}`` is the last event when the
+outcome is a result and absent otherwise; an input rejected before the run starts (``error`` from resume or
+prompt validation) shows no other events, while an error raised mid-run (e.g. DUPLICATE_INTERRUPT_NAME,
+DIRECT_CALL_INTERRUPT) keeps the events recorded up to that point. A tool body that stops at an interrupt call
+(paused or refused) ends with ``tool_end{outcome: "interrupted"}``. Direct tool calls record ``tool_start`` /
+``tool_end`` with an implementation-chosen toolUseId and no hook events.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import grpc
+from google.protobuf.message import Message
+
+from roc_conformance import wire
+from roc_conformance.errors import (
+    AdapterError,
+    HarnessFault,
+    HarnessTimeout,
+    HarnessUnavailable,
+    ProtocolMismatch,
+)
+from roc_conformance.pb.roc.conformance.v1 import harness_pb2 as hpb
+from roc_conformance.pb.roc.conformance.v1 import harness_pb2_grpc as hgrpc
+
+HARNESS_PROTOCOL_VERSION = 1
+"""The harness protocol version this suite speaks (``DescribeRequest.harness_protocol_version``)."""
+
+R = TypeVar("R", bound=Message)
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    """Per-RPC deadlines in seconds. Invoke and snapshot calls run the implementation, so they get more."""
+
+    describe: float = 10.0
+    create_agent: float = 10.0
+    invoke: float = 15.0
+    take_snapshot: float = 10.0
+    restore_agent: float = 10.0
+    dispose_agent: float = 5.0
+
+    def scaled(self, factor: float) -> Timeouts:
+        return Timeouts(*(getattr(self, f) * factor for f in self.__dataclass_fields__))
+
+
+@dataclass(frozen=True)
+class Description:
+    """What ``Describe`` returned."""
+
+    harness_protocol_version: int
+    implementation: dict[str, Any]
+    spec_versions: tuple[str, ...]
+    profiles: frozenset[str]
+    not_applicable: dict[str, str] = field(default_factory=dict)
+    capabilities: frozenset[str] = frozenset()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "harnessProtocolVersion": self.harness_protocol_version,
+            "implementation": self.implementation,
+            "specVersions": list(self.spec_versions),
+            "profiles": sorted(self.profiles),
+            "notApplicable": dict(self.not_applicable),
+            "capabilities": sorted(self.capabilities),
+        }
+
+
+class AgentRefused(Exception):
+    """CreateAgent: the runtime refused to build the agent (an ``Error`` value, not an adapter fault)."""
+
+    def __init__(self, error: dict[str, Any]) -> None:
+        super().__init__(f"{error.get('code')}: {error.get('message')}")
+        self.error = error
+
+
+class HarnessClient:
+    """One connection to one adapter. Not thread-safe; use one per worker."""
+
+    def __init__(self, channel: grpc.Channel, *, target: str = "", timeouts: Timeouts | None = None) -> None:
+        self._channel = channel
+        self._stub = hgrpc.HarnessServiceStub(channel)  # type: ignore[no-untyped-call]
+        self.target = target
+        self.timeouts = timeouts or Timeouts()
+        self.transcript: list[dict[str, Any]] = []
+        self.latched: HarnessFault | None = None
+        self.rpc_count = 0
+        self.rpc_seconds = 0.0
+        self.live_agents: set[str] = set()
+        # Called with (rpc, decoded reply) for every reply; the runner validates them against the schemas.
+        self.observers: list[
+            Callable[[str, dict[str, Any]], None]
+        ] = []  # handles created and not yet disposed (the runner cleans up)
+
+    @classmethod
+    def connect(cls, target: str, *, timeouts: Timeouts | None = None) -> HarnessClient:
+        return cls(grpc.insecure_channel(target), target=target, timeouts=timeouts)
+
+    def close(self) -> None:
+        self._channel.close()
+
+    def __enter__(self) -> HarnessClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- transcript -------------------------------------------------------------------------
+
+    def mark(self) -> int:
+        """A position in the transcript, for ``transcript_text(since=...)``."""
+        return len(self.transcript)
+
+    def reset_latch(self) -> None:
+        """Forget a previous fault (the runner does this between checks)."""
+        self.latched = None
+
+    def transcript_text(self, since: int = 0) -> str:
+        """The RPCs since ``since`` as readable lines (request -> response, JSON)."""
+        lines = []
+        for entry in self.transcript[since:]:
+            req = json.dumps(entry["request"], sort_keys=True)
+            resp = json.dumps(entry["response"], sort_keys=True)
+            lines.append(f"{entry['rpc']}({req})\n    -> {resp}")
+        return "\n".join(lines)
+
+    # -- plumbing ---------------------------------------------------------------------------
+
+    def _call(
+        self, rpc: str, method: Callable[..., R], request: Message, timeout: float, request_json: Any
+    ) -> R:
+        if self.latched is not None:
+            raise self.latched
+        start = time.monotonic()
+        try:
+            reply: R = method(request, timeout=timeout)
+        except grpc.RpcError as exc:
+            code = exc.code() if hasattr(exc, "code") else None
+            details = exc.details() if hasattr(exc, "details") else str(exc)
+            fault: HarnessFault
+            if code == grpc.StatusCode.DEADLINE_EXCEEDED:
+                fault = HarnessTimeout(rpc, f"no answer within {timeout:g}s")
+            elif code == grpc.StatusCode.UNAVAILABLE:
+                fault = HarnessUnavailable(rpc, f"adapter unavailable: {details}")
+            else:
+                fault = AdapterError(rpc, f"gRPC status {code.name if code else '?'}: {details}")
+            self.transcript.append({"rpc": rpc, "request": request_json, "response": {"fault": str(fault)}})
+            self.latched = fault
+            raise fault from exc
+        finally:
+            self.rpc_count += 1
+            self.rpc_seconds += time.monotonic() - start
+        return reply
+
+    def _record(self, rpc: str, request_json: Any, response_json: Any) -> None:
+        self.transcript.append({"rpc": rpc, "request": request_json, "response": response_json})
+
+    def _fault(self, fault: HarnessFault) -> HarnessFault:
+        self.latched = fault
+        return fault
+
+    def _decode(self, rpc: str, reply: Message) -> dict[str, Any]:
+        try:
+            doc: dict[str, Any] = wire.to_json(reply)
+        except wire.WireError as exc:
+            raise self._fault(AdapterError(rpc, f"reply has no JSON form: {exc}")) from exc
+        return doc
+
+    def _check_harness_error(self, rpc: str, doc: dict[str, Any]) -> None:
+        err = doc.get("harnessError")
+        if err is not None:
+            raise self._fault(
+                AdapterError(rpc, f"harness_error: {err.get('message', '')}", details=err.get("details"))
+            )
+
+    # -- RPCs -------------------------------------------------------------------------------
+
+    def describe(self) -> Description:
+        req = hpb.DescribeRequest(harness_protocol_version=HARNESS_PROTOCOL_VERSION)
+        req_json = {"harnessProtocolVersion": HARNESS_PROTOCOL_VERSION}
+        reply = self._call("Describe", self._stub.Describe, req, self.timeouts.describe, req_json)
+        doc = self._decode("Describe", reply)
+        self._record("Describe", req_json, doc)
+        version = int(doc.get("harnessProtocolVersion", 0))
+        if version != HARNESS_PROTOCOL_VERSION:
+            raise self._fault(
+                ProtocolMismatch(
+                    "Describe",
+                    f"adapter speaks harness protocol {version}, suite speaks {HARNESS_PROTOCOL_VERSION}",
+                )
+            )
+        return Description(
+            harness_protocol_version=version,
+            implementation=dict(doc.get("implementation", {})),
+            spec_versions=tuple(doc.get("specVersions", [])),
+            profiles=frozenset(doc.get("profiles", [])),
+            not_applicable=dict(doc.get("notApplicable", {})),
+            capabilities=frozenset(doc.get("capabilities", [])),
+        )
+
+    def create_agent(self, spec: dict[str, Any]) -> str:
+        """Build an agent; the runtime refusing to build it raises ``AgentRefused``."""
+        out = self.try_create_agent(spec)
+        if "error" in out:
+            raise AgentRefused(out["error"])
+        return str(out["agent"])
+
+    def try_create_agent(self, spec: dict[str, Any]) -> dict[str, Any]:
+        """``{"agent": handle}``, or ``{"error": Error}`` when the runtime refuses (e.g. a bad session id)."""
+        try:
+            req = hpb.CreateAgentRequest(spec=wire.agent_spec_to_proto(spec))
+        except wire.WireError as exc:
+            raise ValueError(f"not a valid AgentSpec: {exc}") from exc
+        req_json = {"spec": spec}
+        reply = self._call("CreateAgent", self._stub.CreateAgent, req, self.timeouts.create_agent, req_json)
+        doc = self._decode("CreateAgent", reply)
+        self._record("CreateAgent", {"spec": spec}, doc)
+        self._check_harness_error("CreateAgent", doc)
+        if "error" in doc:
+            return {"error": doc["error"]}
+        agent = doc.get("agent")
+        if not isinstance(agent, str) or not agent:
+            raise self._fault(AdapterError("CreateAgent", "reply carries no agent handle"))
+        self.live_agents.add(agent)
+        return {"agent": agent}
+
+    def invoke(self, agent: str, inp: dict[str, Any]) -> dict[str, Any]:
+        try:
+            req = wire.invoke_request(agent, inp)
+        except wire.WireError as exc:
+            raise ValueError(f"not a valid invoke input: {exc}") from exc
+        req_json = {"agent": agent, **inp}
+        reply = self._call("Invoke", self._stub.Invoke, req, self.timeouts.invoke, req_json)
+        doc = self._decode("Invoke", reply)
+        self._record("Invoke", req_json, doc)
+        self._check_harness_error("Invoke", doc)
+        for observe in self.observers:
+            observe("Invoke", doc)
+        outcomes = [k for k in ("result", "error", "toolResult", "crash") if k in doc]
+        if len(outcomes) != 1:
+            raise self._fault(AdapterError("Invoke", f"reply carries {len(outcomes)} outcomes, expected 1"))
+        doc.setdefault("trace", [])
+        doc.setdefault("messages", [])
+        doc.setdefault("state", {})
+        return doc
+
+    def take_snapshot(self, agent: str, *, stored: bool = False) -> dict[str, Any]:
+        """Take a snapshot (or, with ``stored``, read what the agent's session store holds)."""
+        req = hpb.TakeSnapshotRequest(agent=agent, stored=stored)
+        req_json = {"agent": agent, **({"stored": True} if stored else {})}
+        reply = self._call(
+            "TakeSnapshot", self._stub.TakeSnapshot, req, self.timeouts.take_snapshot, req_json
+        )
+        doc = self._decode("TakeSnapshot", reply)
+        self._check_harness_error("TakeSnapshot", doc)
+        if "error" in doc:
+            self._record("TakeSnapshot", req_json, doc)
+            return {"error": doc["error"]}
+        text = doc.get("snapshotJson")
+        if not isinstance(text, str):
+            raise self._fault(AdapterError("TakeSnapshot", "reply carries neither a snapshot nor an error"))
+        try:
+            snapshot = json.loads(text)
+        except json.JSONDecodeError as exc:
+            # Not JSON at all: the implementation wrote a broken document. Report it to the check.
+            self._record("TakeSnapshot", req_json, {"snapshotJson": text})
+            return {"snapshot": None, "snapshotJson": text, "decodeError": str(exc)}
+        self._record("TakeSnapshot", req_json, {"snapshot": snapshot})
+        return {"snapshot": snapshot, "snapshotJson": text}
+
+    def restore_agent(
+        self, snapshot: dict[str, Any] | str, spec: dict[str, Any], *, model_turn_offset: int = 0
+    ) -> dict[str, Any]:
+        text = snapshot if isinstance(snapshot, str) else json.dumps(snapshot, ensure_ascii=False)
+        try:
+            req = hpb.RestoreAgentRequest(
+                snapshot_json=text, spec=wire.agent_spec_to_proto(spec), model_turn_offset=model_turn_offset
+            )
+        except wire.WireError as exc:
+            raise ValueError(f"not a valid AgentSpec: {exc}") from exc
+        req_json = {
+            "snapshot": snapshot if not isinstance(snapshot, str) else text,
+            "spec": spec,
+            "modelTurnOffset": model_turn_offset,
+        }
+        reply = self._call(
+            "RestoreAgent", self._stub.RestoreAgent, req, self.timeouts.restore_agent, req_json
+        )
+        doc = self._decode("RestoreAgent", reply)
+        self._record("RestoreAgent", req_json, doc)
+        self._check_harness_error("RestoreAgent", doc)
+        if "error" in doc:
+            return {"error": doc["error"]}
+        agent = doc.get("agent")
+        if not isinstance(agent, str) or not agent:
+            raise self._fault(AdapterError("RestoreAgent", "reply carries neither an agent nor an error"))
+        self.live_agents.add(agent)
+        return {"agent": agent, "trace": doc.get("trace", [])}
+
+    def dispose_agent(self, agent: str) -> None:
+        req = hpb.DisposeAgentRequest(agent=agent)
+        req_json = {"agent": agent}
+        self.live_agents.discard(agent)
+        reply = self._call(
+            "DisposeAgent", self._stub.DisposeAgent, req, self.timeouts.dispose_agent, req_json
+        )
+        doc = self._decode("DisposeAgent", reply)
+        self._record("DisposeAgent", req_json, doc)
+        self._check_harness_error("DisposeAgent", doc)
+
+
+def wait_until_ready(target: str, *, timeout: float = 15.0) -> None:
+    """Block until a gRPC server answers at ``target`` (used after starting an adapter process)."""
+    channel = grpc.insecure_channel(target)
+    try:
+        grpc.channel_ready_future(channel).result(timeout=timeout)
+    except grpc.FutureTimeoutError as exc:
+        raise HarnessUnavailable("connect", f"no adapter listening at {target} after {timeout:g}s") from exc
+    finally:
+        channel.close()

@@ -1,0 +1,249 @@
+"""A Hypothesis RuleBasedStateMachine that drives an implementation in lockstep with the oracle.
+
+Each run draws a scenario within the declared profiles, creates the agent, then invokes: prompts, answers
+(all / some / wrong id / twice / null / missing / already answered / consumed), direct calls, and — when
+``sessions`` is declared — snapshot + restore into a fresh agent at random points. Every observation is
+checked against the oracle; a finding raises a ConformanceViolation naming the ROC-* requirement(s), with a
+readable RPC transcript as its counterexample (``Driver.to_vector`` turns it into a static vector).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule
+
+from .oracle import reqs
+from .oracle.check import Violation, merge
+from .oracle.driver import Driver, Implementation
+from .oracle.engine import Direct, Input, Key, Mixed, Prompt, UnknownRef
+from .oracle.scenario import JSON
+from .oracle.vectors import driver_to_vector
+from .strategies import answers, scenarios, subsets, wrong_ids
+
+ImplementationFactory = Callable[[], Implementation]
+
+# What a passing machine run vouches for: every requirement the oracle's checks can name, except those
+# its scenarios never set up (a unit raising one name twice, a withdrawn interrupt), which only the static
+# vectors exercise, and ROC-ERR-007, which the harness client enforces on every reply.
+MACHINE_REQUIREMENTS: tuple[str, ...] = tuple(
+    sorted(
+        set(reqs.ALL.values())
+        - {reqs.DUPLICATE_NAME_RUN, reqs.DUPLICATE_NAME_TOOL, reqs.WITHDRAWN, reqs.ERROR_XOR}
+    )
+)
+
+
+class RocMachine(RuleBasedStateMachine):
+    """Configured by ``make_machine``: ``factory`` gives the implementation, ``profiles`` what it declares."""
+
+    factory: ClassVar[ImplementationFactory]
+    profiles: ClassVar[frozenset[str]]
+    direct_calls: ClassVar[bool] = True  # False when the adapter cannot make direct tool calls
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.impl = type(self).factory()
+        self.driver: Driver | None = None
+
+    # ---- plumbing ------------------------------------------------------------------------------
+
+    @property
+    def d(self) -> Driver:
+        assert self.driver is not None
+        return self.driver
+
+    @property
+    def consumed(self) -> list[str]:
+        """Ids of finished batches (their answers are consumed), for the re-answer checks."""
+        return sorted(self.d.binder.retired)
+
+    def _run(self, wire: dict[str, JSON], inp: Any, what: str) -> None:
+        self._raise(self.d.invoke(wire, inp), what)
+
+    def _raise(self, found: list[Violation], what: str) -> None:
+        if found:
+            raise merge(found, f"after {what}", counterexample=counterexample(self.d, found, self.profiles))
+
+    def _pending(self) -> list[Key]:
+        return [k for k in self.d.pending() if self.d.id_for(k) is not None]
+
+    def _answered(self) -> list[Key]:
+        return [k for k, r in self.d.oracle.interrupts.items() if r.answered and self.d.id_for(k) is not None]
+
+    def _interrupted(self) -> bool:
+        return (
+            self.driver is not None and not self.d.dead and self.d.oracle.activated and bool(self._pending())
+        )
+
+    def _idle(self) -> bool:
+        return self.driver is not None and not self.d.dead and not self.d.oracle.activated
+
+    # ---- rules ---------------------------------------------------------------------------------
+
+    @initialize(spec=st.data())
+    def create(self, spec: st.DataObject) -> None:
+        doc = spec.draw(scenarios(self.profiles), label="scenario")
+        self.driver = Driver(self.impl, doc)
+
+    @precondition(_idle)
+    @rule(
+        data=st.data(),
+        kind=st.sampled_from(["text", "text", "text", "blocks", "blocks", "stray-answer", "direct"]),
+        text=st.sampled_from(["go", "continue", "again"]),
+    )
+    def prompt(self, data: st.DataObject, kind: str, text: str) -> None:
+        """An idle agent: a prompt (string or blocks), now and then a stray answer or a direct call."""
+        if kind == "stray-answer":
+            self._answer_when_idle(data)
+            return
+        if kind == "direct":
+            name = self._direct_tool() if self.d.oracle.messages_known else None
+            if name is not None:
+                wire: dict[str, JSON] = {"directToolCall": {"name": name, "input": {}}}
+                self._run(wire, Direct(name, {}), f"direct call {name}")
+                return
+        as_blocks = kind == "blocks"
+        wire = {"content": [{"text": text}]} if as_blocks else {"prompt": text}
+        self._run(wire, Prompt([{"text": text}], content_form=as_blocks), f"prompt {text!r}")
+
+    @precondition(_interrupted)
+    @rule(data=st.data())
+    def answer_all(self, data: st.DataObject) -> None:
+        pairs: list[tuple[Any, JSON]] = [
+            (k, data.draw(answers, label=f"answer {k[2]}")) for k in self._pending()
+        ]
+        wire, inp = self.d.resume_input(pairs)
+        self._run(wire, inp, "answering every pending interrupt")
+
+    @precondition(lambda self: self._interrupted() and len(self._pending()) > 1)
+    @rule(data=st.data())
+    def answer_some(self, data: st.DataObject) -> None:
+        keys = data.draw(subsets(self._pending(), proper=True), label="answered subset")
+        wire, inp = self.d.resume_input([(k, data.draw(answers)) for k in keys])
+        self._run(wire, inp, "a partial answer")
+
+    @precondition(_interrupted)
+    @rule(
+        data=st.data(),
+        fault=st.sampled_from(["twice", "wrong-id", "answered", "consumed"]),
+    )
+    def bad_ids(self, data: st.DataObject, fault: str) -> None:
+        """Answers naming the wrong interrupts (an id twice, unknown, already answered, consumed)."""
+        self.bad_resume(data, fault)
+
+    @precondition(_interrupted)
+    @rule(
+        data=st.data(),
+        fault=st.sampled_from(["null", "prompt", "missing", "empty", "blank-id", "mixed", "direct"]),
+    )
+    def bad_shape(self, data: st.DataObject, fault: str) -> None:
+        """Input of the wrong shape for an interrupted agent (null, a prompt, no response, [], a mix)."""
+        self.bad_resume(data, fault)
+
+    def bad_resume(self, data: st.DataObject, fault: str) -> None:
+        """A rejected input: must leave the agent exactly as it was (checked on the next steps too)."""
+        pending = self._pending()
+        first = pending[0]
+        wire: dict[str, JSON]
+        inp: Input
+        if fault == "wrong-id":
+            wire, inp = self.d.resume_input([(first, data.draw(answers)), (data.draw(wrong_ids), "y")])
+        elif fault == "twice":
+            wire, inp = self.d.resume_input([(first, data.draw(answers)), (first, data.draw(answers))])
+        elif fault == "null":
+            wire, inp = self.d.resume_input([(first, None)])
+        elif fault == "missing":
+            wire, inp = self.d.resume_input([(first, None)], omit_response=True)
+        elif fault == "empty":
+            wire, inp = self.d.resume_input([])
+        elif fault == "blank-id":
+            wire, inp = self.d.resume_input([("", "y")])
+        elif fault == "answered" and self._answered():
+            wire, inp = self.d.resume_input([(self._answered()[0], "again")])
+        elif fault == "consumed" and self.consumed:
+            wire, inp = self.d.resume_input([(data.draw(st.sampled_from(self.consumed)), "again")])
+        elif fault == "mixed":
+            iid = self.d.id_for(first)
+            blocks: list[dict[str, JSON]] = [
+                {"text": "hi"},
+                {"interruptResponse": {"interruptId": iid, "response": "y"}},
+            ]
+            wire, inp = {"content": blocks}, Mixed(blocks)
+        elif fault == "direct":
+            name = self._direct_tool()
+            if name is None:
+                return
+            wire, inp = {"directToolCall": {"name": name, "input": {}}}, Direct(name, {})
+        else:
+            wire, inp = {"prompt": "hello"}, Prompt([{"text": "hello"}])
+        self._run(wire, inp, f"a bad resume ({fault})")
+
+    def _answer_when_idle(self, data: st.DataObject) -> None:
+        ref: Any = UnknownRef(data.draw(wrong_ids))
+        use_consumed: bool = data.draw(st.booleans())
+        if self.consumed and use_consumed:
+            ref = data.draw(st.sampled_from(self.consumed))
+        wire, inp = self.d.resume_input([(ref, "y")])
+        self._run(wire, inp, "answering an agent that is not interrupted")
+
+    def _direct_tool(self) -> str | None:
+        if not self.direct_calls:
+            return None
+        spec = self.d.spec
+        hooked = {h.tool_name for h in spec.hooks if h.event == "BeforeToolCall"}
+        if None in hooked:
+            return None
+        names = [n for n in spec.tools if n not in hooked]
+        return names[0] if names else None
+
+    @precondition(lambda self: self.driver is not None and not self.d.dead and "sessions" in self.profiles)
+    @rule()
+    def snapshot_and_restore(self) -> None:
+        self._raise(self.d.restore(), "snapshot + restore")
+
+    def teardown(self) -> None:
+        if self.driver is not None:
+            self.driver.dispose()
+
+
+VECTOR_MARKER = "# as a static vector (review the expectations, then save under conformance/vectors/v1/):"
+
+
+def counterexample(driver: Driver, found: list[Violation], profiles: frozenset[str]) -> str:
+    """The readable RPC transcript, then the same run as a static vector (JSON)."""
+    ids = sorted({i for v in found for i in v.requirements})
+    needed = ["core", *sorted(p for p in profiles if p != "core" and p != "portable-snapshot")]
+    vector = driver_to_vector(driver, "counterexample", f"Counterexample for {', '.join(ids)}", ids, needed)
+    return f"{driver.transcript()}\n\n{VECTOR_MARKER}\n{json.dumps(vector, indent=2, ensure_ascii=False)}"
+
+
+def vector_from_counterexample(text: str) -> dict[str, Any]:
+    """The static vector embedded in a counterexample produced by this machine."""
+    _, _, doc = text.partition(VECTOR_MARKER)
+    vector: dict[str, Any] = json.loads(doc)
+    return vector
+
+
+def make_machine(
+    factory: ImplementationFactory,
+    profiles: frozenset[str] | set[str],
+    settings: hsettings | None = None,
+    name: str = "RocConformance",
+    *,
+    direct_calls: bool = True,
+) -> type[RocMachine]:
+    """A machine class bound to one implementation factory and its declared profiles."""
+    attrs: dict[str, Any] = {
+        "factory": staticmethod(factory),
+        "profiles": frozenset(profiles),
+        "direct_calls": direct_calls,
+    }
+    cls: type[RocMachine] = type(name, (RocMachine,), attrs)
+    if settings is not None:
+        cls.TestCase.settings = settings
+    return cls

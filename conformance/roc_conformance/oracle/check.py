@@ -1,0 +1,630 @@
+"""Compare one observed invocation (the harness's JSON) with the oracle's Outcome.
+
+Every finding is a Violation (a ConformanceViolation) naming the ROC-* requirement(s) it breaks. Where the
+trace is implementation-defined (the concurrent executor's interleaving) the comparison uses multisets and
+per-tool / per-cycle partial orders instead of the full sequence.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import ConformanceViolation
+from . import reqs
+from .engine import MISSING, Key, Outcome, Ref, UnknownRef
+from .scenario import JSON, canonical
+
+ERROR_CODES = frozenset(
+    {
+        "INTERRUPT_PENDING",
+        "NOT_INTERRUPTED",
+        "UNKNOWN_INTERRUPT",
+        "DUPLICATE_RESPONSE",
+        "INVALID_RESPONSE",
+        "INVALID_RESUME",
+        "DUPLICATE_INTERRUPT_NAME",
+        "DIRECT_CALL_INTERRUPT",
+        "INVALID_REASON",
+        "SNAPSHOT_INVALID",
+        "SNAPSHOT_VERSION_UNSUPPORTED",
+        "SNAPSHOT_INTEGRITY",
+        "SESSION_CONFLICT",
+        "EXPIRED",
+    }
+)
+TOOL_EVENTS = ("before_tool_call", "tool_start", "tool_end", "after_tool_call")
+CYCLE_EVENTS = ("model_call", "before_tools", "after_tools")
+
+
+class Violation(ConformanceViolation):
+    """One finding of the oracle's checks; SHOULD findings are warnings, not failures."""
+
+    def __init__(self, requirements: Iterable[str], message: str) -> None:
+        ids = tuple(dict.fromkeys(requirements))
+        if any(i not in reqs.PROVISIONAL for i in ids):  # provisional IDs only when nothing else applies
+            ids = tuple(i for i in ids if i not in reqs.PROVISIONAL)
+        super().__init__(ids, message)
+        self.level = "SHOULD" if ids and all(i in reqs.SHOULD for i in ids) else "MUST"
+
+    def with_context(self, context: str) -> Violation:
+        return Violation(self.requirements, f"{context}: {self.message}")
+
+
+def merge(
+    violations: list[Violation], context: str = "", counterexample: str | None = None
+) -> ConformanceViolation:
+    """One violation naming every requirement the findings break (for a single raise)."""
+    ids = tuple(dict.fromkeys(i for v in violations for i in v.requirements))
+    detail = "\n".join(f"- [{', '.join(v.requirements)}] {v.message}" for v in violations)
+    return ConformanceViolation(
+        ids, f"{context}\n{detail}" if context else detail, counterexample=counterexample
+    )
+
+
+def key_of(interrupt: dict[str, JSON]) -> Key:
+    """The key an observed interrupt claims by its source and name."""
+    src = interrupt.get("source") or {}
+    return (str(src.get("kind", "")), src.get("toolUseId") or None, str(interrupt.get("name", "")))
+
+
+def _short(value: JSON, limit: int = 300) -> str:
+    text = canonical(value)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+@dataclass
+class IdBinder:
+    """Observed ids bound to oracle keys: stable while their batch lives, distinct, never reused."""
+
+    current: dict[Key, str] = field(default_factory=dict)
+    retired: set[str] = field(default_factory=set)
+    history: dict[Key, str] = field(default_factory=dict)  # last id per key (to re-send consumed answers)
+    restored: bool = False
+
+    def bind(self, key: Key, iid: JSON, out: list[Violation]) -> None:
+        if not isinstance(iid, str) or not iid:
+            out.append(Violation([reqs.INTERRUPT_FIELDS], f"interrupt {key} has no id: {iid!r}"))
+            return
+        old = self.current.get(key)
+        if old is not None and old != iid:
+            ids = [reqs.ID_STABLE, reqs.PARTIAL_SAME] + ([reqs.SESSION_ID] if self.restored else [])
+            out.append(Violation(ids, f"interrupt {key} changed id {old!r} -> {iid!r}"))
+        if old is None and iid in self.retired:
+            out.append(Violation([reqs.ID_NOT_REUSED], f"id {iid!r} of a finished batch is reused for {key}"))
+        for k, v in self.current.items():
+            if v == iid and k != key:
+                out.append(Violation([reqs.ID_DISTINCT], f"id {iid!r} names both {k} and {key}"))
+        self.current[key] = iid
+        self.history[key] = iid
+
+    def id_for(self, key: Key) -> str | None:
+        return self.current.get(key) or self.history.get(key)
+
+    def resolve(self, iid: str) -> Ref:
+        if not isinstance(iid, str) or not iid:
+            return UnknownRef(repr(iid), malformed=True)
+        for k, v in self.current.items():
+            if v == iid:
+                return k
+        return UnknownRef(iid, consumed=iid in self.retired)
+
+    def retire(self) -> None:
+        """The batch completed: its answers are consumed and its ids are no longer pending."""
+        self.retired |= set(self.current.values())
+        self.current.clear()
+
+
+# ---- attribution: which rule decides whether a tool use's events happen --------------------------
+
+_EXTRA: dict[str, dict[str, list[str]]] = {
+    # situation -> event kind -> requirement(s) an *unexpected* event breaks
+    "preserved": {
+        "tool_start": [reqs.PRESERVED],
+        "before_tool_call": [reqs.PRESERVED, reqs.BTC_ONCE],
+        "after_tool_call": [reqs.ATC_NOT_FOR_PRESERVED, reqs.PRESERVED],
+        "hook": [reqs.PRESERVED],
+    },
+    "bt_interrupt": {"*": [reqs.BT_INTERRUPT]},
+    "batch_cancel": {"*": [reqs.CANCEL_BATCH], "after_tool_call": [reqs.CANCEL_BATCH_NO_ATC]},
+    "tool_cancel": {"*": [reqs.CANCEL_TOOL]},
+    "btc_interrupt": {"*": [reqs.BTC_INTERRUPT], "after_tool_call": [reqs.ATC_NOT_FOR_INTERRUPTED]},
+    "btc_interrupt_over_cancel": {
+        "*": [reqs.BTC_OUTRANKS_CANCEL, reqs.BTC_INTERRUPT],
+        "after_tool_call": [reqs.BTC_OUTRANKS_CANCEL, reqs.ATC_NOT_FOR_INTERRUPTED],
+    },
+    "seq_skipped": {"*": [reqs.EXEC_SEQUENTIAL]},
+}
+_MISSING: dict[str, list[str]] = {
+    "rerun": [reqs.REPLAY_RERUN],
+    "after_bt": [reqs.BT_RERUN],
+    "concurrent": [reqs.EXEC_CONCURRENT, reqs.EXEC_CONC_NO_CANCEL, reqs.EXEC_CONC_WAITS],
+    "normal": [reqs.TOOL_BATCH],
+    "tool_cancel": [reqs.CANCEL_TOOL],
+}
+
+
+def _extra_ids(outcome: Outcome, tuid: str | None, kind: str) -> list[str]:
+    situation = outcome.tool_reasons.get(str(tuid), "normal")
+    if kind == "after_tool_call" and tuid in outcome.interrupted:
+        return [reqs.ATC_NOT_FOR_INTERRUPTED]
+    table = _EXTRA.get(situation)
+    if table:
+        return table.get(kind) or table.get("*") or [reqs.TOOL_BATCH]
+    return {
+        "before_tool_call": [reqs.BTC_ONCE],
+        "after_tool_call": [reqs.AFTER_TOOL_CALL],
+        "hook": [reqs.BTC_ONCE],
+    }.get(kind, [reqs.TOOL_BATCH])
+
+
+def _missing_ids(outcome: Outcome, tuid: str | None, kind: str, executor: str = "sequential") -> list[str]:
+    situation = outcome.tool_reasons.get(str(tuid), "normal")
+    if kind == "after_tool_call":
+        return ([reqs.CANCEL_TOOL] if situation == "tool_cancel" else []) + [reqs.AFTER_TOOL_CALL]
+    ids = _MISSING.get(situation, [reqs.TOOL_BATCH])
+    if (
+        executor == "concurrent"
+        and kind in ("before_tool_call", "tool_start", "hook")
+        and situation
+        not in (
+            "rerun",
+            "after_bt",
+        )
+    ):
+        # The concurrent executor processes every tool use of the cycle, whatever the others do.
+        ids = [*ids, reqs.EXEC_CONCURRENT, reqs.EXEC_CONC_NO_CANCEL]
+    return list(dict.fromkeys(ids))
+
+
+# ---- the checks ----------------------------------------------------------------------------------
+
+
+def check_error(outcome: Outcome, observed: dict[str, JSON]) -> list[Violation]:
+    out: list[Violation] = []
+    err = observed.get("error")
+    if err is None:
+        out.append(
+            Violation(
+                outcome.error_reqs or [reqs.ERROR_VALUES],
+                f"expected error {sorted(outcome.codes)}, got {_short(observed)}",
+            )
+        )
+        return out
+    code = err.get("code") if isinstance(err, dict) else None
+    if code not in ERROR_CODES:
+        out.append(
+            Violation([reqs.ERROR_VALUES, reqs.ERROR_CODE_DEFINED], f"error code {code!r} is not defined")
+        )
+    elif code not in outcome.codes:
+        out.append(
+            Violation(
+                outcome.error_reqs or [reqs.ERROR_VALUES],
+                f"expected error {sorted(outcome.codes)}, got {code}",
+            )
+        )
+    elif outcome.preferred is not None and code != outcome.preferred:
+        out.append(
+            Violation([reqs.ERROR_ORDER], f"several faults: reported {code}, preferred {outcome.preferred}")
+        )
+    if not isinstance(err, dict) or not isinstance(err.get("message"), str) or not err.get("message"):
+        out.append(Violation([reqs.ERROR_MESSAGE], f"error without a message: {_short(err)}"))
+    if outcome.trace_checked:
+        busy = [
+            e.get("kind")
+            for e in observed.get("trace") or []
+            if e.get("kind") not in ("invocation_start", "invocation_end")
+        ]
+        if busy:
+            out.append(
+                Violation(
+                    [reqs.RESUME_NOTHING_RUNS, *outcome.error_reqs], f"a rejected input still caused {busy}"
+                )
+            )
+    return out
+
+
+def _unexpected_error_ids(outcome: Outcome, code: str) -> list[str]:
+    base = [reqs.RESUME_ACCEPT] if outcome.resumed else []
+    partial = [reqs.PARTIAL] if reqs.PARTIAL in outcome.exercised else []
+    table: dict[str, list[str]] = {
+        "INVALID_RESPONSE": [reqs.RESUME_PRESENCE] if reqs.RESUME_PRESENCE in outcome.exercised else base,
+        # An id the implementation reported itself is unknown to it now: lost, or changed (not stable).
+        "UNKNOWN_INTERRUPT": [*base, reqs.ID_STABLE, reqs.BY_ID, *partial],
+        "DUPLICATE_RESPONSE": base,
+        "NOT_INTERRUPTED": [*base, reqs.STOP_REASON],
+        "INTERRUPT_PENDING": [reqs.CONSUMED],
+        "INVALID_RESUME": base,
+        "DUPLICATE_INTERRUPT_NAME": [reqs.NO_CLASH_HOOK, reqs.NO_CLASH_TOOL],
+        "DIRECT_CALL_INTERRUPT": [reqs.DIRECT_INTERRUPT],
+    }
+    return table.get(code) or [reqs.ERROR_VALUES]
+
+
+def check_interrupts(outcome: Outcome, got: list[Any], binder: IdBinder, out: list[Violation]) -> None:
+    expected = {i.key: i for i in outcome.interrupts}
+    answered = set(outcome.answered)
+    seen: list[Key] = []
+    ids: Counter[str] = Counter()
+    for item in got:
+        if not isinstance(item, dict):
+            out.append(Violation([reqs.INTERRUPT_FIELDS], f"interrupt is not an object: {item!r}"))
+            continue
+        key = key_of(item)
+        for banned in ("response", "inputDigest"):
+            if banned in item:
+                out.append(Violation([reqs.NO_RESPONSE_IN_RESULT], f"{key} carries {banned}"))
+        exp = expected.get(key)
+        if exp is None:
+            ids_ = (
+                [reqs.PARTIAL_KEPT, reqs.STOP_NO_ANSWERED, reqs.REPLAY_ANSWER]
+                if key in answered
+                else [reqs.STOP_ALL_INTERRUPTS]
+            )
+            if key[0] not in ("tool", "before_tool_call", "before_tools"):
+                ids_ = [reqs.SOURCE_KIND]
+            out.append(Violation(ids_, f"unexpected interrupt {key} (expected {sorted(expected)})"))
+            continue
+        if key in seen:
+            out.append(Violation([reqs.STOP_ALL_INTERRUPTS], f"interrupt {key} reported twice"))
+        seen.append(key)
+        if isinstance(item.get("id"), str):
+            ids[item["id"]] += 1
+        binder.bind(key, item.get("id"), out)
+        if exp.reason is MISSING:
+            if "reason" in item:
+                out.append(
+                    Violation(
+                        [reqs.NO_REASON_MEMBER],
+                        f"{key}: raised without a reason, reported reason {_short(item.get('reason'))}",
+                    )
+                )
+        elif canonical(item.get("reason")) != canonical(exp.reason):
+            out.append(
+                Violation(
+                    [
+                        reqs.INTERRUPT_FIELDS,
+                        *([reqs.PARTIAL_SAME, reqs.REASON_KEPT] if outcome.resumed else []),
+                    ],
+                    f"{key}: reason {_short(item.get('reason'))} != {_short(exp.reason)}",
+                )
+            )
+        src = item.get("source") or {}
+        if key[0] == "before_tools":
+            if src.get("toolUseId") is not None or src.get("toolName") is not None:
+                out.append(Violation([reqs.BT_SOURCE], f"{key}: before_tools source names a tool: {src}"))
+        elif src.get("toolName") != exp.source.get("toolName"):
+            out.append(Violation([reqs.INTERRUPT_SOURCE], f"{key}: source.toolName {src.get('toolName')!r}"))
+    for key in expected:
+        if key not in seen:
+            ids_ = [reqs.STOP_ALL_INTERRUPTS]
+            if key[0] != "tool" and any(k[1] == key[1] and k[0] == key[0] and k != key for k in seen):
+                ids_.append(reqs.FANOUT_ALL)  # another callback of the same firing was reported
+            if key[0] != "before_tools" and len({k[1] for k in expected}) > 1:
+                ids_.append(reqs.EXEC_CONC_REPORTED)
+            out.append(Violation(ids_, f"interrupt {key} missing from the result"))
+    for iid, n in ids.items():
+        if n > 1:
+            out.append(Violation([reqs.ID_DISTINCT_RESULT], f"id {iid!r} used by {n} interrupts"))
+    order = [k for k in seen if k in expected]
+    if order != [i.key for i in outcome.interrupts if i.key in order]:
+        out.append(Violation([reqs.INTERRUPT_ORDER], f"interrupts in order {order}"))
+
+
+def check_result(
+    outcome: Outcome, observed: dict[str, JSON], binder: IdBinder, executor: str
+) -> list[Violation]:
+    """All findings for one invocation (empty when it conforms)."""
+    if "crash" in observed:
+        return [
+            Violation(
+                [reqs.ERROR_VALUES, *outcome.error_reqs],
+                f"the implementation crashed: {_short(observed['crash'])}",
+            )
+        ]
+    if outcome.is_error:
+        return check_error(outcome, observed)
+    out: list[Violation] = []
+    if observed.get("error") is not None:
+        code = str((observed["error"] or {}).get("code"))
+        out.append(
+            Violation(
+                _unexpected_error_ids(outcome, code), f"expected a result, got {_short(observed['error'])}"
+            )
+        )
+        return out
+    if outcome.kind == "direct":
+        got_tr = observed.get("toolResult")
+        want = {k: v for k, v in (outcome.direct_result or {}).items() if k != "toolUseId"}
+        have = {k: v for k, v in got_tr.items() if k != "toolUseId"} if isinstance(got_tr, dict) else got_tr
+        if canonical(have) != canonical(want):
+            out.append(
+                Violation([reqs.DIRECT_RUNS], f"direct call result {_short(got_tr)}, expected {_short(want)}")
+            )
+        if any(e.get("kind") == "model_call" for e in observed.get("trace") or []):
+            out.append(Violation([reqs.DIRECT_NO_MODEL], "a direct tool call called the model"))
+        return out
+    result = observed.get("result") or {}
+    stop = result.get("stopReason")
+    if stop != outcome.stop_reason:
+        ids = [reqs.STOP_REASON] if outcome.stop_reason == "interrupt" else [reqs.REPLAY_ANSWER, reqs.LOOP]
+        out.append(Violation(ids, f"stopReason {stop!r}, expected {outcome.stop_reason!r}"))
+    got = result.get("interrupts") or []
+    if (stop == "interrupt") != bool(got):
+        out.append(Violation([reqs.RESULT_INTERRUPTS_IFF], f"stopReason {stop!r} with {len(got)} interrupts"))
+    check_interrupts(outcome, list(got), binder, out)
+    if outcome.message is not None and canonical(result.get("message")) != canonical(outcome.message):
+        ids = [reqs.STOP_MESSAGE] if outcome.stop_reason == "interrupt" else [reqs.RESULT_MESSAGE]
+        out.append(Violation(ids, f"message {_short(result.get('message'))} != {_short(outcome.message)}"))
+    if outcome.trace_checked:
+        out.extend(check_trace(outcome, list(observed.get("trace") or []), executor))
+    return out
+
+
+def _events(trace: list[dict[str, JSON]], kind: str) -> list[dict[str, JSON]]:
+    return [e for e in trace if e.get("kind") == kind]
+
+
+def _tid(e: dict[str, JSON]) -> str | None:
+    v = e.get("toolUseId")
+    return str(v) if v else None
+
+
+def _counter(trace: list[dict[str, JSON]], kind: str, *fields: str) -> Counter[tuple[Any, ...]]:
+    return Counter(tuple(e.get(f) for f in fields) for e in _events(trace, kind))
+
+
+def _diff(exp: Counter[tuple[Any, ...]], obs: Counter[tuple[Any, ...]]) -> tuple[list[Any], list[Any]]:
+    return list((obs - exp).elements()), list((exp - obs).elements())
+
+
+def check_trace(outcome: Outcome, obs: list[dict[str, JSON]], executor: str) -> list[Violation]:
+    exp = outcome.trace
+    out: list[Violation] = []
+    exp_turns = [e.get("turn") for e in _events(exp, "model_call")]
+    obs_turns = [e.get("turn") for e in _events(obs, "model_call")]
+    if exp_turns != obs_turns:
+        if len(obs_turns) > len(exp_turns):
+            ids = ([reqs.RESUME_SKIPS_MODEL] if outcome.resumed and not exp_turns else []) + (
+                [reqs.STOP_NO_MODEL_CALL] if outcome.stop_reason == "interrupt" else [reqs.LOOP]
+            )
+        else:
+            ids = [reqs.CONTINUE]
+        out.append(Violation(ids, f"model calls {obs_turns}, expected {exp_turns}"))
+    e_bt = [e.get("toolUseIds") for e in _events(exp, "before_tools")]
+    o_bt = [e.get("toolUseIds") for e in _events(obs, "before_tools")]
+    if len(e_bt) != len(o_bt):
+        out.append(Violation([reqs.BT_ONCE], f"{len(o_bt)} BeforeTools events, expected {len(e_bt)}"))
+    elif canonical(e_bt) != canonical(o_bt):
+        out.append(Violation([reqs.BT_FULL_MESSAGE], f"BeforeTools carried {o_bt}, expected {e_bt}"))
+    e_btc = Counter(_tid(e) for e in _events(exp, "before_tool_call"))
+    o_btc = Counter(_tid(e) for e in _events(obs, "before_tool_call"))
+    skipped = {t for t, n in e_btc.items() if o_btc[t] < n}  # tool uses whose BeforeToolCall never fired
+    for kind, fields in (
+        ("before_tool_call", ("toolUseId",)),
+        ("tool_start", ("toolUseId",)),
+        ("tool_end", ("toolUseId", "outcome")),
+        ("after_tool_call", ("toolUseId", "status")),
+    ):
+        extra, missing = _diff(_counter(exp, kind, *fields), _counter(obs, kind, *fields))
+        for item in extra:
+            out.append(Violation(_extra_ids(outcome, item[0], kind), f"unexpected {kind} {list(item)}"))
+        for item in missing:
+            ids = _missing_ids(outcome, item[0], kind, executor)
+            if kind == "tool_end" and item[1] == "returned":
+                ids = [*ids, reqs.REPLAY_ANSWER]
+            if kind == "tool_end" and item[1] == "interrupted":
+                ids = [*ids, reqs.NOT_AN_ERROR]
+            out.append(Violation(ids, f"missing {kind} {list(item)}"))
+    e_at = [e.get("toolUseIds") or [] for e in _events(exp, "after_tools")]
+    o_at = [e.get("toolUseIds") or [] for e in _events(obs, "after_tools")]
+    if len(e_at) != len(o_at):
+        ids = [reqs.AFTER_TOOLS_ONCE]
+        if reqs.AFTER_TOOLS_NOT_ON_BT in outcome.exercised and len(o_at) > len(e_at):
+            ids = [reqs.AFTER_TOOLS_NOT_ON_BT]
+        out.append(Violation(ids, f"{len(o_at)} AfterTools events {o_at}, expected {len(e_at)}"))
+    else:
+        for e, o in zip(e_at, o_at, strict=True):
+            if sorted(map(str, e)) != sorted(map(str, o)):
+                out.append(Violation([reqs.AFTER_TOOLS_CONTENT], f"AfterTools carried {o}, expected {e}"))
+            elif list(map(str, e)) != list(map(str, o)):
+                out.append(Violation([reqs.AFTER_TOOLS_ORDER], f"AfterTools order {o}, expected {e}"))
+    extra, missing = _diff(
+        _counter(exp, "hook_callback", "event", "hookIndex", "toolUseId"),
+        _counter(obs, "hook_callback", "event", "hookIndex", "toolUseId"),
+    )
+    for item, what in [(x, "unexpected") for x in extra] + [(x, "missing") for x in missing]:
+        event, _, tuid = item
+        if event in ("BeforeTools", "BeforeToolCall"):
+            if what == "missing" and event == "BeforeToolCall" and tuid in skipped:
+                ids = _missing_ids(
+                    outcome, tuid, "hook", executor
+                )  # the whole event is missing, not one callback
+            elif what == "missing":
+                ids = [reqs.FANOUT] + ([reqs.REPLAY_HOOKS] if outcome.resumed else [])
+            else:
+                ids = [reqs.BT_ONCE] if event == "BeforeTools" else _extra_ids(outcome, tuid, "hook")
+        elif event == "AfterToolCall":
+            ids = (
+                _extra_ids(outcome, tuid, "after_tool_call")
+                if what == "unexpected"
+                else [reqs.AFTER_TOOL_CALL]
+            )
+        else:
+            ids = [reqs.AFTER_TOOLS_ONCE]
+        out.append(Violation(ids, f"{what} hook callback {list(item)}"))
+    e_roles = [e.get("role") for e in _events(exp, "message_added")]
+    o_roles = [e.get("role") for e in _events(obs, "message_added")]
+    if e_roles != o_roles:
+        ids = [reqs.MESSAGE_ADDED]
+        if outcome.stop_reason == "interrupt" and len(o_roles) > len(e_roles):
+            ids = [reqs.TRANSCRIPT, reqs.MESSAGE_ADDED]
+        out.append(Violation(ids, f"messages added {o_roles}, expected {e_roles}"))
+    if not [v for v in out if v.level == "MUST"]:
+        out.extend(_check_order(exp, obs, executor))
+    return out
+
+
+def _projection(trace: list[dict[str, JSON]], keep: Callable[[dict[str, JSON]], bool]) -> list[str]:
+    return [canonical([e.get("kind"), _tid(e)]) for e in trace if keep(e)]
+
+
+def _check_order(exp: list[dict[str, JSON]], obs: list[dict[str, JSON]], executor: str) -> list[Violation]:
+    """Ordering, once the multisets agree: exact for sequential, partial orders for concurrent."""
+    out: list[Violation] = []
+    structural = ("model_call", "before_tools", "after_tools", *TOOL_EVENTS)
+    if executor == "sequential":
+        e, o = (_projection(t, lambda ev: ev.get("kind") in structural) for t in (exp, obs))
+        if e != o:
+            out.append(Violation([reqs.EXEC_SEQ_ORDER, reqs.EVENT_ORDER], f"event order {o}, expected {e}"))
+    else:
+        e, o = (_projection(t, lambda ev: ev.get("kind") in CYCLE_EVENTS) for t in (exp, obs))
+        if e != o:
+            out.append(Violation([reqs.BT_ONCE, reqs.AFTER_TOOLS_ONCE], f"cycle order {o}, expected {e}"))
+        for tuid in sorted({str(_tid(ev)) for ev in exp if ev.get("kind") in TOOL_EVENTS}):
+
+            def of_tool(ev: dict[str, JSON], u: str = tuid) -> bool:
+                return ev.get("kind") in TOOL_EVENTS and _tid(ev) == u
+
+            e, o = (_projection(t, of_tool) for t in (exp, obs))
+            if e != o:
+                out.append(Violation([reqs.EXEC_CONC_ORDER], f"order of {tuid}'s events {o}, expected {e}"))
+        depth = 0
+        for ev in obs:
+            if ev.get("kind") == "before_tools":
+                depth += 1
+            elif ev.get("kind") == "after_tools":
+                depth -= 1
+            elif ev.get("kind") in TOOL_EVENTS and depth != 1:
+                out.append(Violation([reqs.BT_ONCE, reqs.AFTER_TOOLS_ONCE], f"{ev} outside its cycle"))
+                break
+    # Callbacks of one Before* firing run in registration order (ROC-HOOK-016).
+    firing: list[int] = []
+    for ev in obs:
+        kind = ev.get("kind")
+        if kind in ("before_tools", "before_tool_call", "tool_start", "after_tools"):
+            firing = []
+        elif kind == "hook_callback" and ev.get("event") in ("BeforeTools", "BeforeToolCall"):
+            idx = ev.get("hookIndex")
+            if isinstance(idx, int):
+                if executor == "sequential" and firing and idx <= firing[-1]:
+                    out.append(
+                        Violation([reqs.HOOK_ORDER], f"callback {idx} ran after {firing[-1]} in one firing")
+                    )
+                    break
+                firing.append(idx)
+    return out
+
+
+def _free(msgs: JSON, free: set[str]) -> JSON:
+    """Blank the content of results whose text the spec leaves to the implementation."""
+    if not free or not isinstance(msgs, list):
+        return msgs
+    out = []
+    for m in msgs:
+        if isinstance(m, dict) and isinstance(m.get("content"), list):
+            blocks = [
+                {"toolResult": {**b["toolResult"], "content": "*"}}
+                if isinstance(b, dict)
+                and isinstance(b.get("toolResult"), dict)
+                and b["toolResult"].get("toolUseId") in free
+                else b
+                for b in m["content"]
+            ]
+            m = {**m, "content": blocks}
+        out.append(m)
+    return out
+
+
+def check_messages(
+    expected: list[dict[str, JSON]], got: JSON, *, after_error: bool = False, free: set[str] | None = None
+) -> list[Violation]:
+    """History after an invocation: exact, except result order, which is a SHOULD."""
+    if free:
+        expected, got = _free(expected, free), _free(got, free)
+    if canonical(got) == canonical(expected):
+        return []
+
+    def loose(msgs: JSON) -> str:
+        if not isinstance(msgs, list):
+            return canonical(msgs)
+        norm = []
+        for m in msgs:
+            content = list(m.get("content") or []) if isinstance(m, dict) else []
+            if content and all(isinstance(b, dict) and "toolResult" in b for b in content):
+                content = sorted(content, key=lambda b: str(b["toolResult"].get("toolUseId")))
+            norm.append({**m, "content": content} if isinstance(m, dict) else m)
+        return canonical(norm)
+
+    if loose(got) == loose(expected):
+        return [Violation([reqs.RESULT_ORDER], "tool results are not in tool-use order")]
+    if after_error:
+        ids = [reqs.RESUME_UNCHANGED, reqs.ERROR_UNCHANGED]
+    else:
+        dangling = _dangling(got)
+        if dangling:
+            ids = [reqs.NO_DANGLING, reqs.TRANSCRIPT]
+        elif isinstance(got, list) and len(got) > len(expected):
+            ids = [reqs.TRANSCRIPT, reqs.RESUME_NOT_APPENDED]
+        else:
+            ids = [reqs.BATCH_APPEND, reqs.PRESERVED_UNCHANGED]
+    return [Violation(ids, f"history {_short(got, 700)} != expected {_short(expected, 700)}")]
+
+
+def _dangling(msgs: JSON) -> list[str]:
+    if not isinstance(msgs, list):
+        return []
+    out: list[str] = []
+    for n, m in enumerate(msgs):
+        uses = (
+            [
+                str(b["toolUse"].get("toolUseId"))
+                for b in (m.get("content") or [])
+                if isinstance(b, dict) and "toolUse" in b
+            ]
+            if isinstance(m, dict)
+            else []
+        )
+        nxt = msgs[n + 1] if n + 1 < len(msgs) else {}
+        have = (
+            {
+                str(b["toolResult"].get("toolUseId"))
+                for b in (nxt.get("content") or [])
+                if isinstance(b, dict) and "toolResult" in b
+            }
+            if isinstance(nxt, dict)
+            else set()
+        )
+        out += [u for u in uses if u not in have]
+    return out
+
+
+def check_history(
+    messages: list[dict[str, JSON]],
+    state: dict[str, JSON],
+    observed: dict[str, JSON],
+    messages_known: bool = True,
+    after_error: bool = False,
+    free: set[str] | None = None,
+) -> list[Violation]:
+    """The history and state the adapter reports after an invocation, against the oracle's."""
+    out: list[Violation] = []
+    if messages_known and "messages" in observed:
+        out.extend(check_messages(messages, observed.get("messages"), after_error=after_error, free=free))
+    elif "messages" in observed and _dangling(observed.get("messages")):
+        # After a direct call the history is the implementation's, but never with a lone toolUse.
+        out.append(Violation([reqs.DIRECT_RECORDED, reqs.NO_DANGLING], "a toolUse without its toolResult"))
+    if "state" in observed and canonical(observed.get("state")) != canonical(state):
+        ids = (
+            [reqs.RESUME_UNCHANGED, reqs.ERROR_UNCHANGED]
+            if after_error
+            else [reqs.STATE_PERSISTS, reqs.STATE_KEPT]
+        )
+        out.append(Violation(ids, f"agent state {_short(observed.get('state'))} != expected {_short(state)}"))
+    return out
+
+
+_ = json

@@ -1,0 +1,701 @@
+"""The oracle: a small executable model of the RoC rules (DESIGN.md pinned semantics 1-19).
+
+It runs an AgentSpec the way a conforming runtime must and predicts, per invocation, the result or the
+acceptable error codes, and a canonical trace. Interrupts are named by *key* — (source kind, toolUseId,
+name) — never by id: ids are opaque, so the checker binds observed ids to keys and checks their
+distinctness and stability instead of their values.
+
+Deliberately independent of ``roc_reference``: the suite must not inherit the reference's bugs.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from . import reqs
+from .scenario import JSON, AgentSpec, HookDef, ScenarioError, Step, json_equal, tool_uses
+
+Key = tuple[str, str | None, str]
+"""An interrupt's identity: (source kind, toolUseId or None, name)."""
+
+Unit = tuple[str, str | None, int]
+"""A unit that can raise: (layer, toolUseId, hook index or -1 for a tool body)."""
+
+
+class _Missing:
+    """A singleton that survives deepcopy (snapshots of the oracle copy everything)."""
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+    def __copy__(self) -> _Missing:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Missing:
+        return self
+
+
+MISSING: Any = _Missing()
+CODES_ANY_RESUME_SHAPE = frozenset({"NOT_INTERRUPTED", "INVALID_RESUME"})
+
+
+@dataclass(frozen=True)
+class UnknownRef:
+    """An interrupt id the oracle does not know: a wrong id, one consumed in a finished batch
+    (``consumed``), or a malformed reference (missing, empty or not a string: ``malformed``)."""
+
+    raw: str
+    consumed: bool = False
+    malformed: bool = False
+
+
+Ref = Key | UnknownRef
+
+
+@dataclass(frozen=True)
+class Response:
+    ref: Ref
+    response: JSON  # MISSING when the block has no response member
+
+
+@dataclass(frozen=True)
+class Prompt:
+    content: list[dict[str, JSON]]  # the user message content (a text prompt becomes [{"text": ...}])
+    content_form: bool = False  # sent as an array of blocks rather than a string
+
+
+@dataclass(frozen=True)
+class Resume:
+    responses: tuple[Response, ...]
+
+
+@dataclass(frozen=True)
+class Mixed:
+    """Content that mixes interruptResponse blocks with other blocks."""
+
+    content: list[dict[str, JSON]]
+
+
+@dataclass(frozen=True)
+class Direct:
+    name: str
+    input: JSON
+
+
+Input = Prompt | Resume | Mixed | Direct
+
+
+@dataclass
+class Registered:
+    key: Key
+    reason: JSON  # MISSING when raised without a reason
+    source: dict[str, JSON]
+    answered: bool = False
+    response: JSON = None
+
+
+@dataclass(frozen=True)
+class ExpectedInterrupt:
+    key: Key
+    reason: JSON  # MISSING: absent (or null) reason
+    source: dict[str, JSON]
+
+    @property
+    def name(self) -> str:
+        return self.key[2]
+
+
+@dataclass
+class Outcome:
+    """What one invocation must produce."""
+
+    kind: Literal["result", "error", "direct"]
+    codes: frozenset[str] = frozenset()  # for errors: every acceptable code
+    error_reqs: tuple[str, ...] = ()  # requirement(s) an error outcome checks
+    stop_reason: str | None = None
+    message: dict[str, JSON] | None = None  # None: not compared (interrupt results)
+    interrupts: list[ExpectedInterrupt] = field(default_factory=list)
+    direct_result: dict[str, JSON] | None = None
+    trace: list[dict[str, JSON]] = field(default_factory=list)
+    preferred: str | None = None  # ROC-RESUME-014 (SHOULD): the code to report when several apply
+    answered: list[Key] = field(default_factory=list)  # answered, not consumed: never reported again
+    interrupted: set[str] = field(default_factory=set)  # toolUseIds whose body or BeforeToolCall raised
+    resumed: bool = False
+    completed_batches: int = 0  # batches that completed in this invocation (their ids are consumed)
+    poisoned: bool = False  # the agent's later behaviour is not modelled
+    trace_checked: bool = True
+    exercised: set[str] = field(default_factory=set)  # requirement IDs this invocation exercises
+    tool_reasons: dict[str, str] = field(default_factory=dict)  # toolUseId -> rule deciding if it runs
+
+    @property
+    def is_error(self) -> bool:
+        return self.kind == "error"
+
+
+class _Raise(Exception):
+    def __init__(self, key: Key, reason: JSON) -> None:
+        self.key = key
+        self.reason = reason
+
+
+class _DuplicateName(Exception):
+    def __init__(self, req_id: str) -> None:
+        self.req_id = req_id
+
+
+class _DirectInterrupt(Exception):
+    pass
+
+
+@dataclass
+class ProgramRun:
+    raised: tuple[Key, JSON] | None = None
+    answers: list[JSON] = field(default_factory=list)
+    cancel: str | None = None
+    end: Literal["return", "fail", "none"] = "none"
+    value: JSON = None
+    fail_message: str = ""
+
+
+def _falsy(value: JSON) -> bool:
+    return value is not None and value is not MISSING and not value
+
+
+def success(tool_use_id: str, answers: list[JSON], value: JSON) -> dict[str, JSON]:
+    return {
+        "toolUseId": tool_use_id,
+        "status": "success",
+        "content": [{"json": {"answers": list(answers), "value": value}}],
+    }
+
+
+def error_result(tool_use_id: str, message: str) -> dict[str, JSON]:
+    return {"toolUseId": tool_use_id, "status": "error", "content": [{"text": message}]}
+
+
+class OracleAgent:
+    """One agent as a conforming runtime would hold it. ``copy()`` is snapshot+restore."""
+
+    def __init__(self, spec: AgentSpec) -> None:
+        self.spec = spec
+        self.messages: list[dict[str, JSON]] = []
+        self.state: dict[str, JSON] = copy.deepcopy(spec.state)
+        self.pending_assistant: dict[str, JSON] | None = None
+        self.completed: dict[str, dict[str, JSON]] = {}
+        self.interrupts: dict[Key, Registered] = {}
+        self.owners: dict[Key, Unit] = {}
+        self.messages_known = True  # False once a direct call ran (its history effect is unpinned)
+        self.free_content: set[str] = set()  # toolUseIds whose result text is the implementation's
+        self.consumed_names: set[tuple[str, str]] = set()  # (layer, name) of consumed answers
+        self._resuming = False
+        self.poisoned = False
+        self._trace: list[dict[str, JSON]] = []
+        self._exercised: set[str] = set()
+        self._why: dict[str, str] = {}
+        self._interrupted: set[str] = set()
+        self._answered_now: list[Key] = []
+        self._completed = 0
+        # The scripted model's cursor: call i uses turns[i]. It belongs to the harness's model, not to the
+        # agent, so a failed invocation does not rewind it (the agent itself is restored, ROC-ERR-006).
+        self._model_calls = 0
+
+    # ---- public surface -------------------------------------------------------------------------
+
+    @property
+    def activated(self) -> bool:
+        return self.pending_assistant is not None
+
+    def copy(self) -> OracleAgent:
+        clone = OracleAgent.__new__(OracleAgent)
+        clone.__dict__.update(copy.deepcopy({k: v for k, v in self.__dict__.items() if k != "spec"}))
+        clone.spec = self.spec
+        return clone
+
+    def pending_keys(self) -> list[Key]:
+        """Unanswered pending interrupts: the only ones a resume can name (ROC-RESUME-007, ROC-ANSWER-004)."""
+        return [k for k, r in self.interrupts.items() if not r.answered]
+
+    def batch_index(self) -> int:
+        """How many batches (assistant messages) the history holds; names the pending batch."""
+        return sum(1 for m in self.messages if m["role"] == "assistant")
+
+    def known_keys(self) -> list[Key]:
+        return list(self.interrupts)
+
+    def invoke(self, inp: Input) -> Outcome:
+        if self.poisoned:
+            raise ScenarioError("the agent hit a runtime error earlier; its behaviour is not modelled")
+        before = self.copy()
+        self._trace = [{"kind": "invocation_start"}]
+        self._exercised = set()
+        self._why = {}
+        self._interrupted = set()
+        self._answered_now = []
+        self._completed = 0
+        if isinstance(inp, Direct):
+            out = self._direct(inp)
+        elif isinstance(inp, Resume):
+            out = self._resume(inp)
+        elif self.activated:
+            out = self._error(
+                {"INTERRUPT_PENDING"},
+                reqs.RESUME_ONLY_RESPONSES
+                if isinstance(inp, Mixed) or inp.content_form
+                else reqs.RESUME_PROMPT,
+            )
+        elif isinstance(inp, Mixed):
+            out = self._error({"NOT_INTERRUPTED"}, reqs.NOT_INTERRUPTED)
+        else:
+            self._append({"role": "user", "content": copy.deepcopy(inp.content)})
+            try:
+                out = self._loop()
+            except _DuplicateName as exc:
+                out = self._error({"DUPLICATE_INTERRUPT_NAME"}, exc.req_id, reqs.ERROR_UNCHANGED)
+        if out.is_error:
+            # ROC-ERR-006: an invocation that ends with an Error leaves the agent as it was.
+            self.__dict__.update({k: v for k, v in before.__dict__.items() if not k.startswith("_")})
+            if "DUPLICATE_INTERRUPT_NAME" in out.codes or "DIRECT_CALL_INTERRUPT" in out.codes:
+                out.trace_checked = False  # units ran before the failure; only the outcome is pinned
+        out.exercised |= self._exercised
+        # Every key answered at some point of this invocation: an implementation that asks one again
+        # forgot a kept answer (ROC-ANSWER-003) or reports an answered interrupt (ROC-STOP-005).
+        answered = [k for k, r in before.interrupts.items() if r.answered]
+        answered += [k for k, r in self.interrupts.items() if r.answered and k not in answered]
+        answered += [k for k in self._answered_now if k not in answered]
+        out.answered = answered
+        out.tool_reasons = dict(self._why)
+        out.completed_batches = 0 if out.is_error else self._completed
+        out.interrupted = set(self._interrupted)
+        return out
+
+    # ---- input validation (pinned semantics 12, 13, 16; ROC-RESUME-*) ---------------------------
+
+    _ORDER = (
+        "NOT_INTERRUPTED",
+        "INTERRUPT_PENDING",
+        "INVALID_RESUME",
+        "INVALID_RESPONSE",
+        "DUPLICATE_RESPONSE",
+        "UNKNOWN_INTERRUPT",
+    )
+
+    def _error(self, codes: set[str], *req_ids: str) -> Outcome:
+        preferred = next((c for c in self._ORDER if c in codes), sorted(codes)[0])
+        return Outcome(
+            kind="error",
+            codes=frozenset(codes),
+            error_reqs=tuple(dict.fromkeys(req_ids)),
+            preferred=preferred,
+            trace=list(self._trace),
+            exercised={reqs.RESUME_UNCHANGED, reqs.RESUME_NOTHING_RUNS, *req_ids},
+        )
+
+    def _resume(self, inp: Resume) -> Outcome:
+        if not self.activated:
+            if not inp.responses:
+                return self._error({"NOT_INTERRUPTED", "INVALID_RESUME"}, reqs.NOT_INTERRUPTED)
+            consumed = any(isinstance(r.ref, UnknownRef) and r.ref.consumed for r in inp.responses)
+            return self._error(
+                {"NOT_INTERRUPTED"},
+                reqs.NOT_INTERRUPTED,
+                *([reqs.CONSUMED_NOT_INTERRUPTED] if consumed else []),
+            )
+        if not inp.responses:
+            return self._error({"INVALID_RESUME"}, reqs.RESUME_EMPTY)
+        codes: set[str] = set()
+        req_ids: list[str] = []
+        seen: set[Ref] = set()
+        pending = set(self.pending_keys())
+        for r in inp.responses:
+            if isinstance(r.ref, UnknownRef) and r.ref.malformed:
+                codes.add("INVALID_RESUME")
+                req_ids.append(reqs.RESUME_MALFORMED)
+            elif r.ref not in pending:
+                codes.add("UNKNOWN_INTERRUPT")
+                if isinstance(r.ref, UnknownRef):
+                    req_ids.append(reqs.CONSUMED_UNKNOWN if r.ref.consumed else reqs.RESUME_UNKNOWN)
+                else:
+                    req_ids.append(reqs.ANSWERED_UNKNOWN if r.ref in self.interrupts else reqs.WITHDRAWN)
+            if r.ref in seen:
+                codes.add("DUPLICATE_RESPONSE")
+                req_ids.append(reqs.RESUME_DUPLICATE)
+            seen.add(r.ref)
+            if r.response is None or r.response is MISSING:
+                codes.add("INVALID_RESPONSE")
+                req_ids.append(reqs.RESUME_NULL)
+        if codes:
+            # One code per condition; when several hold, any of them is conformant (MUST) and the
+            # first in the ROC-RESUME-014 order is preferred (SHOULD).
+            return self._error(codes, *req_ids)
+        for r in inp.responses:
+            assert not isinstance(r.ref, UnknownRef)
+            reg = self.interrupts[r.ref]
+            reg.answered = True
+            reg.response = copy.deepcopy(r.response)
+            self._answered_now.append(r.ref)
+            if _falsy(r.response):
+                self._exercised.add(reqs.RESUME_PRESENCE)
+        self._exercised |= {
+            reqs.RESUME_ACCEPT,
+            reqs.REPLAY_RERUN,
+            reqs.REPLAY_ANSWER,
+            reqs.RESUME_SKIPS_MODEL,
+            reqs.BY_ID,
+            reqs.RESUME_NOT_APPENDED,
+        }
+        if self.pending_keys():
+            self._exercised |= {reqs.PARTIAL, reqs.PARTIAL_SAME, reqs.PARTIAL_KEPT}
+        try:
+            out = self._loop()
+        except _DuplicateName as exc:
+            return self._error({"DUPLICATE_INTERRUPT_NAME"}, exc.req_id, reqs.ERROR_UNCHANGED)
+        out.resumed = True
+        return out
+
+    def _direct(self, inp: Direct) -> Outcome:
+        if self.activated:
+            return self._error({"INTERRUPT_PENDING"}, reqs.DIRECT_PENDING)
+        tool = self.spec.tools.get(inp.name)
+        if tool is None:
+            raise ScenarioError(f"direct call of unknown tool {inp.name!r}")
+        if self._matching("BeforeToolCall", [inp.name]):
+            raise ScenarioError(
+                "whether BeforeToolCall fires for a direct call is the implementation's choice"
+            )
+        try:
+            run = self._run_program(tool.steps, "tool", None, inp.name, ("tool", None, -1), direct=True)
+        except _DirectInterrupt:
+            return self._error({"DIRECT_CALL_INTERRUPT"}, reqs.DIRECT_INTERRUPT, reqs.DIRECT_IDLE)
+        # ROC-DIRECT-006: recording the call in the history is optional, so the history is unknown from here.
+        self.messages_known = False
+        result = self._tool_result("direct", run)
+        return Outcome(
+            kind="direct",
+            direct_result=result,
+            trace=list(self._trace),
+            trace_checked=False,
+            exercised={reqs.DIRECT_INTERRUPT, reqs.DIRECT_NO_MODEL},
+        )
+
+    # ---- the agent loop -------------------------------------------------------------------------
+
+    def _emit(self, kind: str, **fields: JSON) -> None:
+        self._trace.append({"kind": kind, **fields})
+
+    def _append(self, message: dict[str, JSON]) -> None:
+        self.messages.append(message)
+        self._emit("message_added", role=message["role"])
+
+    def _loop(self) -> Outcome:
+        while True:
+            if self.pending_assistant is None:
+                turn = self._model_calls
+                self._model_calls += 1
+                self._emit("model_call", turn=turn)
+                self._exercised.add(reqs.LOOP)
+                content = (
+                    list(copy.deepcopy(self.spec.turns[turn]))
+                    if turn < len(self.spec.turns)
+                    else [{"text": "script exhausted"}]
+                )
+                message: dict[str, JSON] = {"role": "assistant", "content": content}
+                if not tool_uses(content):
+                    self._append(message)
+                    self._emit("invocation_end", stopReason="end_turn")
+                    return Outcome(
+                        kind="result",
+                        stop_reason="end_turn",
+                        message=copy.deepcopy(message),
+                        trace=list(self._trace),
+                    )
+                self.pending_assistant = message
+            stopped = self._cycle(self.pending_assistant)
+            if stopped is not None:
+                self._emit("invocation_end", stopReason="interrupt")
+                self._exercised |= {
+                    reqs.STOP_REASON,
+                    reqs.STOP_ALL_INTERRUPTS,
+                    reqs.STOP_NO_MODEL_CALL,
+                    reqs.RESULT_INTERRUPTS_IFF,
+                    reqs.ID_DISTINCT,
+                    reqs.TRANSCRIPT,
+                    reqs.STOP_MESSAGE,
+                    reqs.NO_DANGLING,
+                }
+                return Outcome(
+                    kind="result",
+                    stop_reason="interrupt",
+                    message=copy.deepcopy(self.pending_assistant),
+                    interrupts=[self._expected(k) for k in stopped],
+                    answered=[k for k, r in self.interrupts.items() if r.answered],
+                    trace=list(self._trace),
+                )
+
+    def _expected(self, key: Key) -> ExpectedInterrupt:
+        reg = self.interrupts[key]
+        return ExpectedInterrupt(key, copy.deepcopy(reg.reason), dict(reg.source))
+
+    def _matching(self, event: str, names: list[str]) -> list[HookDef]:
+        return [h for h in self.spec.hooks_for(event) if h.tool_name is None or h.tool_name in names]
+
+    def _cycle(self, assistant: dict[str, JSON]) -> list[Key] | None:
+        """One tool cycle. Returns the keys raised when it stops for interrupts, else None."""
+        uses = tool_uses(assistant["content"])
+        ids: list[str] = [u["toolUseId"] for u in uses]
+        for i in ids:
+            if i in self.completed:
+                self._why[i] = "preserved"
+        self._emit("before_tools", toolUseIds=list(ids))
+        raised: list[tuple[Key, JSON, dict[str, JSON]]] = []
+        cancel: str | None = None
+        bt_hooks = self._matching("BeforeTools", [u["name"] for u in uses])
+        for hook in bt_hooks:
+            self._emit("hook_callback", event="BeforeTools", hookIndex=hook.index)
+            run = self._run_hook(hook, "before_tools", None, None)
+            if run.raised is not None:
+                raised.append((*run.raised, {"kind": "before_tools"}))
+            if run.cancel is not None:
+                cancel = run.cancel
+        self._exercised |= {reqs.BT_ONCE, reqs.BT_FULL_MESSAGE, reqs.TOOL_BATCH}
+        self._resuming = bool(self.interrupts)
+        if len(bt_hooks) > 1:
+            self._exercised |= {reqs.FANOUT, reqs.FANOUT_ALL, reqs.HOOK_ORDER}
+        if self.completed:
+            self._exercised |= {
+                reqs.PRESERVED,
+                reqs.AFTER_TOOLS_CONTENT,
+                reqs.PRESERVED_UNCHANGED,
+                reqs.ATC_NOT_FOR_PRESERVED,
+            }
+        if raised:
+            self._exercised |= {reqs.BT_INTERRUPT, reqs.AFTER_TOOLS_NOT_ON_BT}
+            if cancel is not None:
+                self._exercised.add(reqs.BT_OUTRANKS_CANCEL)
+            for i in ids:
+                self._why.setdefault(i, "bt_interrupt")
+            return self._stop(raised)
+        after_bt = any(k[0] == "before_tools" for k in self.interrupts)
+        if bt_hooks and after_bt:
+            self._exercised |= {reqs.BT_RERUN, reqs.REPLAY_HOOKS}
+        results = dict(self.completed)
+        if cancel is not None:
+            self._exercised |= {reqs.CANCEL_BATCH, reqs.CANCEL_BATCH_NO_ATC, reqs.CANCEL_COMPLETES}
+            for u in uses:
+                if u["toolUseId"] not in results:
+                    results[u["toolUseId"]] = error_result(u["toolUseId"], cancel)
+                    self._why[u["toolUseId"]] = "batch_cancel"
+        else:
+            for u in uses:
+                if u["toolUseId"] in results:
+                    continue
+                outcome = self._tool(u)
+                if isinstance(outcome, list):
+                    raised.extend(outcome)
+                    self._interrupted.add(u["toolUseId"])
+                    if self.spec.executor == "sequential":
+                        self._exercised |= {reqs.EXEC_SEQUENTIAL, reqs.EXEC_SEQ_PRESERVED}
+                        for i in ids:
+                            self._why.setdefault(i, "seq_skipped")
+                        break
+                else:
+                    results[u["toolUseId"]] = outcome
+            if self.spec.executor == "concurrent" and raised:
+                self._exercised |= {reqs.EXEC_CONCURRENT, reqs.EXEC_CONC_REPORTED}
+            self._exercised.add(
+                reqs.EXEC_SEQ_ORDER if self.spec.executor == "sequential" else reqs.EXEC_CONC_ORDER
+            )
+        self.completed = results
+        ordered = [results[i] for i in ids if i in results]
+        self._emit("after_tools", toolUseIds=[r["toolUseId"] for r in ordered])
+        self._exercised |= {reqs.AFTER_TOOLS_ONCE, reqs.AFTER_TOOL_CALL, reqs.AFTER_TOOLS_CONTENT}
+        for hook in self._matching("AfterTools", [u["name"] for u in uses]):
+            self._emit("hook_callback", event="AfterTools", hookIndex=hook.index)
+            self._run_hook(hook, "after_tools", None, None)
+        if raised:
+            return self._stop(raised)
+        self._append(copy.deepcopy(assistant))
+        self._append({"role": "user", "content": [{"toolResult": copy.deepcopy(r)} for r in ordered]})
+        self._exercised |= {
+            reqs.TRANSCRIPT,
+            reqs.RESULT_ORDER,
+            reqs.BATCH_APPEND,
+            reqs.CONTINUE,
+            reqs.MESSAGE_ADDED,
+        }
+        if self.interrupts:
+            self._exercised.add(reqs.CONSUMED)
+            self.consumed_names |= {(k[0], k[2]) for k in self.interrupts}
+        self.pending_assistant = None
+        self.completed = {}
+        self.interrupts = {}
+        self.owners = {}
+        self._completed += 1
+        return None
+
+    def _stop(self, raised: list[tuple[Key, JSON, dict[str, JSON]]]) -> list[Key]:
+        keys: list[Key] = []
+        for key, reason, source in raised:
+            if key not in self.interrupts:
+                self.interrupts[key] = Registered(key, copy.deepcopy(reason), source)
+            keys.append(key)
+            if key in self.interrupts and self.interrupts[key].reason is not MISSING:
+                self._exercised.add(reqs.REASON_KEPT)
+            if (key[0], key[2]) in self.consumed_names:
+                self._exercised.add(reqs.CONSUMED_NOT_DELIVERED)  # same raise point as a consumed answer
+        names = [(k[0], k[2]) for k in keys]
+        if any(names.count((kind, n)) > 1 for kind, n in names):
+            self._exercised |= {reqs.NO_CLASH_HOOK, reqs.NO_CLASH_TOOL}  # one name, several tool uses
+        if len(keys) > 1:
+            self._exercised.add(reqs.INTERRUPT_ORDER)
+        if self._resuming:
+            self._exercised |= {reqs.ID_STABLE, reqs.CANCEL_NOT_CARRIED}
+        # ROC-ANSWER-005: an unanswered interrupt its unit did not raise again is withdrawn.
+        for k in [k for k in self.pending_keys() if k not in keys]:
+            del self.interrupts[k]
+            self._exercised.add(reqs.WITHDRAWN)
+        return keys
+
+    def _tool(self, use: dict[str, JSON]) -> dict[str, JSON] | list[tuple[Key, JSON, dict[str, JSON]]]:
+        tuid: str = use["toolUseId"]
+        name: str = use["name"]
+        self._emit("before_tool_call", toolUseId=tuid)
+        raised: list[tuple[Key, JSON, dict[str, JSON]]] = []
+        cancel: str | None = None
+        hooks = self._matching("BeforeToolCall", [name])
+        for hook in hooks:
+            self._emit("hook_callback", event="BeforeToolCall", hookIndex=hook.index, toolUseId=tuid)
+            run = self._run_hook(hook, "before_tool_call", tuid, name)
+            if run.raised is not None:
+                raised.append(
+                    (*run.raised, {"kind": "before_tool_call", "toolUseId": tuid, "toolName": name})
+                )
+            if run.cancel is not None:
+                cancel = run.cancel
+        self._exercised.add(reqs.BTC_ONCE)
+        if len(hooks) > 1:
+            self._exercised |= {reqs.FANOUT, reqs.FANOUT_ALL, reqs.HOOK_ORDER}
+        if raised:
+            self._exercised |= {reqs.BTC_INTERRUPT, reqs.ATC_NOT_FOR_INTERRUPTED}
+            self._why[tuid] = "btc_interrupt"
+            if cancel is not None:
+                self._exercised.add(reqs.BTC_OUTRANKS_CANCEL)
+                self._why[tuid] = "btc_interrupt_over_cancel"
+            return raised
+        if cancel is not None:
+            self._exercised |= {reqs.CANCEL_TOOL, reqs.CANCEL_MESSAGE, reqs.CANCEL_COMPLETES}
+            if cancel == "":
+                self._exercised.add(reqs.CANCEL_EMPTY_MESSAGE)
+            self._why[tuid] = "tool_cancel"
+            result = error_result(tuid, cancel)
+        else:
+            if any(k[1] == tuid for k in self.interrupts):
+                self._why[tuid] = "rerun"
+            elif any(k[0] == "before_tools" for k in self.interrupts):
+                self._why[tuid] = "after_bt"
+            elif self.spec.executor == "concurrent":
+                self._why[tuid] = "concurrent"
+            else:
+                self._why[tuid] = "normal"
+                if self._resuming:
+                    self._exercised.add(reqs.EXEC_SEQ_CONTINUE)
+            tool = self.spec.tools.get(name)
+            if tool is None:
+                # ROC-TOOL-009: an error result whose text is the implementation's; the batch goes on.
+                self._exercised.add(reqs.UNKNOWN_TOOL)
+                self._why[tuid] = "unknown_tool"
+                self.free_content.add(tuid)
+                result = error_result(tuid, f"unknown tool: {name}")
+            else:
+                self._emit("tool_start", toolUseId=tuid, name=name)
+                run = self._run_program(tool.steps, "tool", tuid, name, ("tool", tuid, -1))
+                if run.raised is not None:
+                    self._emit("tool_end", toolUseId=tuid, outcome="interrupted")
+                    self._exercised |= {reqs.TOOL_INTERRUPT_NO_RESULT, reqs.ATC_NOT_FOR_INTERRUPTED}
+                    return [(*run.raised, {"kind": "tool", "toolUseId": tuid, "toolName": name})]
+                result = self._tool_result(tuid, run)
+                if run.end == "fail":
+                    self._exercised.add(reqs.TOOL_FAIL)
+                self._emit("tool_end", toolUseId=tuid, outcome="failed" if run.end == "fail" else "returned")
+        self._emit("after_tool_call", toolUseId=tuid, status=result["status"])
+        for hook in self._matching("AfterToolCall", [name]):
+            self._emit("hook_callback", event="AfterToolCall", hookIndex=hook.index, toolUseId=tuid)
+            self._run_hook(hook, "after_tool_call", tuid, name)
+        return result
+
+    @staticmethod
+    def _tool_result(tuid: str, run: ProgramRun) -> dict[str, JSON]:
+        if run.end == "fail":
+            return error_result(tuid, run.fail_message)
+        return success(tuid, run.answers, run.value)
+
+    # ---- step programs (replay: every run starts from the first step) --------------------------
+
+    def _run_hook(self, hook: HookDef, layer: str, tuid: str | None, name: str | None) -> ProgramRun:
+        return self._run_program(hook.steps, layer, tuid, name, (layer, tuid, hook.index))
+
+    def _run_program(
+        self,
+        steps: tuple[Step, ...],
+        layer: str,
+        tuid: str | None,
+        tool_name: str | None,
+        unit: Unit,
+        *,
+        direct: bool = False,
+    ) -> ProgramRun:
+        run = ProgramRun()
+        last: JSON = MISSING
+        names_this_run: set[str] = set()
+        for step in steps:
+            a = step.args
+            if step.op == "interrupt":
+                if direct:
+                    raise _DirectInterrupt()
+                if layer not in ("tool", "before_tool_call", "before_tools"):
+                    raise ScenarioError(f"{layer} cannot interrupt")
+                key: Key = (layer, tuid, a["name"])
+                owner = self.owners.get(key)
+                if a["name"] in names_this_run:
+                    raise _DuplicateName(
+                        reqs.DUPLICATE_NAME_TOOL if layer == "tool" else reqs.DUPLICATE_NAME_RUN
+                    )
+                if owner is not None and owner != unit:
+                    raise _DuplicateName(reqs.DUPLICATE_NAME)
+                names_this_run.add(a["name"])
+                self.owners[key] = unit
+                reg = self.interrupts.get(key)
+                if reg is not None and reg.answered:
+                    run.answers.append(copy.deepcopy(reg.response))
+                    last = reg.response
+                    if _falsy(reg.response):
+                        self._exercised.add(reqs.RESUME_PRESENCE)
+                    continue
+                self._exercised.add(reqs.ONE_AT_A_TIME)
+                if len(names_this_run) > 1:
+                    self._exercised |= {reqs.FURTHER_INTERRUPT, reqs.MULTI_ANSWERS}
+                run.raised = (key, copy.deepcopy(a["reason"]) if "reason" in a else MISSING)
+                return run
+            if step.op == "return":
+                run.end, run.value = "return", copy.deepcopy(a.get("value"))
+                return run
+            if step.op == "fail":
+                run.end, run.fail_message = "fail", str(a.get("message", ""))
+                return run
+            if step.op == "cancel":
+                run.cancel = str(a.get("message", "cancelled"))
+            elif step.op == "cancelIf":
+                allowed = a.get("answerNotIn", [])
+                if last is MISSING or not any(json_equal(last, x) for x in allowed):
+                    run.cancel = str(a.get("message", "cancelled"))
+            elif step.op == "skipIfState":
+                if a["key"] in self.state and json_equal(self.state[a["key"]], a.get("equals")):
+                    return run
+            elif step.op == "setState":
+                self._exercised |= {reqs.STATE_PERSISTS, reqs.STATE_KEPT}
+                if a.get("fromAnswer"):
+                    self.state[a["key"]] = copy.deepcopy(None if last is MISSING else last)
+                else:
+                    self.state[a["key"]] = copy.deepcopy(a.get("value"))
+        return run

@@ -1,0 +1,144 @@
+"""The AgentSpec scenario language (JSON form), parsed into small immutable values.
+
+The oracle reads scenarios through these types only, so a malformed scenario fails loudly here
+instead of producing a wrong prediction later.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Literal
+
+JSON = Any
+Executor = Literal["sequential", "concurrent"]
+HookEvent = Literal["BeforeToolCall", "BeforeTools", "AfterToolCall", "AfterTools"]
+HOOK_EVENTS: tuple[HookEvent, ...] = ("BeforeToolCall", "BeforeTools", "AfterToolCall", "AfterTools")
+INTERRUPTIBLE_EVENTS: frozenset[str] = frozenset({"BeforeToolCall", "BeforeTools"})
+
+
+class ScenarioError(ValueError):
+    """The scenario is malformed or uses a construct the oracle does not model."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a tool or hook program; ``op`` is the single key of the step object."""
+
+    op: Literal["interrupt", "return", "fail", "cancel", "cancelIf", "skipIfState", "setState"]
+    args: dict[str, JSON]
+
+
+@dataclass(frozen=True)
+class ToolDef:
+    name: str
+    steps: tuple[Step, ...]
+
+
+@dataclass(frozen=True)
+class HookDef:
+    index: int
+    event: HookEvent
+    tool_name: str | None
+    steps: tuple[Step, ...]
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    agent_id: str
+    executor: Executor
+    turns: tuple[tuple[dict[str, JSON], ...], ...]
+    tools: dict[str, ToolDef]
+    hooks: tuple[HookDef, ...]
+    state: dict[str, JSON]
+    raw: dict[str, JSON]
+
+    def hooks_for(self, event: str) -> list[HookDef]:
+        return [h for h in self.hooks if h.event == event]
+
+
+_TOOL_OPS = frozenset({"interrupt", "return", "fail", "skipIfState", "setState"})
+_HOOK_OPS = frozenset({"interrupt", "cancel", "cancelIf", "skipIfState", "setState"})
+
+
+def _steps(raw: object, allowed: frozenset[str], where: str) -> tuple[Step, ...]:
+    if not isinstance(raw, list):
+        raise ScenarioError(f"{where}: steps must be a list")
+    out: list[Step] = []
+    for i, item in enumerate(raw):
+        if not isinstance(item, dict) or len(item) != 1:
+            raise ScenarioError(f"{where}[{i}]: a step is an object with exactly one key")
+        ((op, args),) = item.items()
+        if op not in allowed:
+            raise ScenarioError(f"{where}[{i}]: step {op!r} is not allowed here")
+        if not isinstance(args, dict):
+            raise ScenarioError(f"{where}[{i}]: step arguments must be an object")
+        if op == "interrupt" and (not isinstance(args.get("name"), str) or not args["name"]):
+            raise ScenarioError(f"{where}[{i}]: interrupt needs a non-empty name")
+        out.append(Step(op, dict(args)))
+    return tuple(out)
+
+
+def parse_spec(doc: dict[str, JSON]) -> AgentSpec:
+    """Parse the JSON AgentSpec of TEAM.md; raises ScenarioError on anything malformed."""
+    try:
+        executor = doc.get("executor", "sequential")
+        if executor not in ("sequential", "concurrent"):
+            raise ScenarioError(f"unknown executor {executor!r}")
+        turns: list[tuple[dict[str, JSON], ...]] = []
+        for t in doc.get("model", {}).get("turns", []):
+            turns.append(tuple(json.loads(json.dumps(b)) for b in t["content"]))
+        tools: dict[str, ToolDef] = {}
+        for t in doc.get("tools", []):
+            tools[t["name"]] = ToolDef(t["name"], _steps(t.get("steps", []), _TOOL_OPS, f"tool {t['name']}"))
+        hooks: list[HookDef] = []
+        for i, h in enumerate(doc.get("hooks", [])):
+            if h["event"] not in HOOK_EVENTS:
+                raise ScenarioError(f"hook {i}: unknown event {h['event']!r}")
+            steps = _steps(h.get("steps", []), _HOOK_OPS, f"hook {i}")
+            if h["event"] not in INTERRUPTIBLE_EVENTS and any(
+                s.op in ("interrupt", "cancel", "cancelIf") for s in steps
+            ):
+                raise ScenarioError(f"hook {i}: {h['event']} cannot interrupt or cancel")
+            hooks.append(HookDef(i, h["event"], h.get("toolName"), steps))
+        state = doc.get("state", {})
+        if not isinstance(state, dict):
+            raise ScenarioError("state must be an object")
+        return AgentSpec(
+            agent_id=str(doc.get("agentId", "agent")),
+            executor=executor,
+            turns=tuple(turns),
+            tools=tools,
+            hooks=tuple(hooks),
+            state=json.loads(json.dumps(state)),
+            raw=doc,
+        )
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise ScenarioError(f"malformed AgentSpec: {exc!r}") from exc
+
+
+def tool_uses(content: tuple[dict[str, JSON], ...] | list[dict[str, JSON]]) -> list[dict[str, JSON]]:
+    """The toolUse bodies of an assistant message, in message order."""
+    return [b["toolUse"] for b in content if "toolUse" in b]
+
+
+def normalize(value: JSON) -> JSON:
+    """Integral floats become ints: JSON carried through protobuf ``Value`` turns 1 into 1.0."""
+    if isinstance(value, bool) or value is None or isinstance(value, str | int):
+        return value
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else value
+    if isinstance(value, list | tuple):
+        return [normalize(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): normalize(v) for k, v in value.items()}
+    return value
+
+
+def canonical(value: JSON) -> str:
+    """Canonical JSON text of the normalized value — JSON equality that keeps 0 != false."""
+    return json.dumps(normalize(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def json_equal(a: JSON, b: JSON) -> bool:
+    return canonical(a) == canonical(b)

@@ -1,0 +1,540 @@
+"""The runner: handshake, run every check the declaration allows, judge each requirement and profile.
+
+It survives a misbehaving implementation: every RPC has a deadline (a hang becomes ERROR for that check),
+a dead managed adapter is restarted before the next check, and whatever happens a report is produced.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, TextIO
+
+from roc_conformance import SPEC_VERSION
+from roc_conformance.checks.base import Check, CheckContext, CheckResult, Status, area_of
+from roc_conformance.client import HARNESS_PROTOCOL_VERSION, Description, HarnessClient, Timeouts
+from roc_conformance.errors import (
+    CheckSkipped,
+    ConformanceViolation,
+    HarnessFault,
+    find_fault,
+    find_violations,
+)
+from roc_conformance.registry import Registry, Requirement
+from roc_conformance.settings import RunSettings
+from roc_conformance.target import Target
+
+SUITE_NAME = "roc-conformance"
+SUITE_VERSION = "0.1.0"
+REPORT_SCHEMA_VERSION = "1.0"
+
+
+class ProfileVerdict:
+    CONFORMANT = "CONFORMANT"
+    NOT_CONFORMANT = "NOT_CONFORMANT"
+    INCOMPLETE = "INCOMPLETE"  # a scored requirement errored or could not be tested
+    NOT_CLAIMED = "NOT_CLAIMED"
+    NOT_SELECTED = "NOT_SELECTED"
+
+
+@dataclass
+class RequirementResult:
+    requirement: Requirement
+    status: Status
+    reason: str = ""
+    checks: list[str] = field(default_factory=list)
+    failures: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        doc = self.requirement.to_json()
+        doc["status"] = self.status.value
+        if self.reason:
+            doc["reason"] = self.reason
+        doc["checks"] = list(self.checks)
+        if self.failures:
+            doc["failures"] = list(self.failures)
+        return doc
+
+
+@dataclass
+class RunResult:
+    """Everything a report is made of."""
+
+    target: str
+    settings: RunSettings
+    timeouts: Timeouts
+    started: datetime
+    finished: datetime
+    description: Description | None
+    selected_profiles: list[str] | None
+    checks: list[CheckResult]
+    requirements: list[RequirementResult]
+    profiles: dict[str, dict[str, Any]]
+    fatal: str | None = None
+    restarts: int = 0
+    rpc_count: int = 0
+    peer: str | None = None
+
+    @property
+    def conformant(self) -> bool:
+        if self.fatal is not None or self.description is None:
+            return False
+        judged = [
+            v
+            for v in self.profiles.values()
+            if v["status"] not in (ProfileVerdict.NOT_CLAIMED, ProfileVerdict.NOT_SELECTED)
+        ]
+        return bool(judged) and all(v["status"] == ProfileVerdict.CONFORMANT for v in judged)
+
+    def to_json(self) -> dict[str, Any]:
+        counts: dict[str, int] = {s.value: 0 for s in Status}
+        for req in self.requirements:
+            counts[req.status.value] += 1
+        check_counts: dict[str, int] = {s.value: 0 for s in Status if s is not Status.NOT_TESTED}
+        for chk in self.checks:
+            check_counts[chk.status.value] = check_counts.get(chk.status.value, 0) + 1
+        desc = self.description
+        return {
+            "schemaVersion": REPORT_SCHEMA_VERSION,
+            "suite": {
+                "name": SUITE_NAME,
+                "version": SUITE_VERSION,
+                "specVersion": SPEC_VERSION,
+                "harnessProtocolVersion": HARNESS_PROTOCOL_VERSION,
+            },
+            "target": self.target,
+            "peer": self.peer,
+            "implementation": desc.implementation if desc else None,
+            "declaration": None
+            if desc is None
+            else {
+                "profiles": sorted(desc.profiles),
+                "specVersions": list(desc.spec_versions),
+                "notApplicable": dict(desc.not_applicable),
+                "capabilities": sorted(desc.capabilities),
+                "harnessProtocolVersion": desc.harness_protocol_version,
+            },
+            "selectedProfiles": self.selected_profiles,
+            "settings": {**self.settings.to_json(), "timeouts": dict(vars(self.timeouts))},
+            "startedAt": _rfc3339(self.started),
+            "finishedAt": _rfc3339(self.finished),
+            "durationSeconds": round((self.finished - self.started).total_seconds(), 3),
+            "conformant": self.conformant,
+            "fatal": self.fatal,
+            "adapterRestarts": self.restarts,
+            "rpcCount": self.rpc_count,
+            "summary": {"requirements": counts, "checks": check_counts},
+            "profiles": self.profiles,
+            "requirements": [r.to_json() for r in self.requirements],
+            "checks": [c.to_json() for c in self.checks],
+            "unregisteredRequirements": self.unregistered(),
+        }
+
+    def unregistered(self) -> dict[str, list[str]]:
+        """Requirement IDs named by checks but absent from the registry (a suite bug), with the checks."""
+        known = {r.requirement.id for r in self.requirements}
+        out: dict[str, list[str]] = {}
+        for chk in self.checks:
+            for rid in chk.requirements:
+                if rid not in known:
+                    out.setdefault(rid, []).append(chk.name)
+        return {rid: out[rid] for rid in sorted(out)}
+
+
+def _rfc3339(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+# ---------------------------------------------------------------------------------------------
+# Progress
+
+
+class Progress:
+    """One line per requirement area; live-updated when the stream is a terminal."""
+
+    def __init__(self, stream: TextIO | None) -> None:
+        self.stream = stream
+        self.live = bool(stream is not None and hasattr(stream, "isatty") and stream.isatty())
+
+    def line(self, text: str) -> None:
+        if self.stream is not None:
+            self.stream.write(text + "\n")
+            self.stream.flush()
+
+    def update(self, area: str, done: int, total: int, current: str) -> None:
+        if self.live and self.stream is not None:
+            self.stream.write(f"\r\x1b[K  {area:<8} {done}/{total}  {current[:70]}")
+            self.stream.flush()
+
+    def area_done(self, area: str, results: Sequence[CheckResult], seconds: float) -> None:
+        counts: dict[str, int] = {}
+        for res in results:
+            counts[res.status.value] = counts.get(res.status.value, 0) + 1
+        marks = "".join(
+            {"PASS": ".", "FAIL": "F", "ERROR": "E", "SKIPPED": "s"}.get(r.status.value, "?") for r in results
+        )
+        summary = ", ".join(f"{n} {s.lower()}" for s, n in sorted(counts.items()))
+        if self.live and self.stream is not None:
+            self.stream.write("\r\x1b[K")
+        self.line(f"  {area:<8} {marks:<24} {summary}  ({seconds:.1f}s)")
+
+
+# ---------------------------------------------------------------------------------------------
+# Running checks
+
+
+def _skip_reason(
+    check: Check, declared: frozenset[str], selected: set[str] | None, not_applicable: dict[str, str]
+) -> str | None:
+    for profile in check.profiles:
+        if profile not in declared:
+            extra = f": {not_applicable[profile]}" if profile in not_applicable else ""
+            return f"profile '{profile}' not declared by the implementation{extra}"
+        if selected is not None and profile not in selected:
+            return f"profile '{profile}' not selected for this run (--profile)"
+    return None
+
+
+def _capability_reason(check: Check, capabilities: frozenset[str]) -> str | None:
+    for capability in check.capabilities:
+        if capability not in capabilities:
+            return f"capability '{capability}' not offered by the adapter"
+    return None
+
+
+def run_check(check: Check, ctx: CheckContext) -> CheckResult:
+    """Run one check and classify what happened (never raises for the check's own failures)."""
+    client = ctx.client
+    client.reset_latch()
+    mark = client.mark()
+    start = time.monotonic()
+    result = CheckResult(check.name, check.kind, check.requirements, check.profiles, Status.PASS)
+    try:
+        check.run(ctx)
+    except CheckSkipped as exc:
+        result.status = Status.SKIPPED
+        result.message = str(exc)
+    except Exception as exc:  # classify: violation (FAIL), fault (ERROR), or a bug in the check (ERROR)
+        fault = find_fault(exc)
+        violations = find_violations(exc)
+        if fault is not None:
+            result.status = Status.ERROR
+            result.fault_kind = fault.kind
+            result.message = f"harness fault ({fault.kind}): {fault}"
+            if fault.details:
+                result.counterexample = fault.details[-4000:]
+        elif violations:
+            first = violations[0]
+            result.status = Status.FAIL
+            reqs: list[str] = []
+            for v in violations:
+                reqs.extend(r for r in v.requirements if r not in reqs)
+            result.failed_requirements = tuple(reqs)
+            result.message = "; ".join(v.message for v in violations)[:4000]
+            notes = getattr(exc, "__notes__", None) or getattr(first, "__notes__", None) or []
+            transcript = first.counterexample or "\n".join(str(n) for n in notes)
+            if not transcript:
+                transcript = client.transcript_text(since=mark)[-8000:]
+            result.counterexample = transcript or None
+        else:
+            result.status = Status.ERROR
+            result.message = f"check raised {type(exc).__name__}: {exc}"[:2000]
+            result.counterexample = traceback.format_exc()[-4000:]
+    finally:
+        result.duration = time.monotonic() - start
+        result.notes = list(ctx.notes)
+        ctx.notes.clear()
+        _cleanup(client)
+        if ctx.peer is not None:
+            _cleanup(ctx.peer)
+    return result
+
+
+def _cleanup(client: HarnessClient) -> None:
+    """Dispose agents a check left behind; a fault here does not change the check's result."""
+    client.reset_latch()
+    for agent in sorted(client.live_agents):
+        try:
+            client.dispose_agent(agent)
+        except HarnessFault:
+            client.reset_latch()
+            client.live_agents.discard(agent)
+            break
+    client.live_agents.clear()
+    client.transcript.clear()
+
+
+def _area_order(checks: Sequence[Check], registry: Registry) -> list[str]:
+    order: dict[str, None] = {}
+    for req in registry.requirements:
+        order.setdefault(req.area, None)
+    for chk in checks:
+        order.setdefault(chk.area, None)
+    return list(order)
+
+
+ClientFactory = Callable[[str], HarnessClient]
+
+
+def run_suite(
+    target: Target,
+    checks: Sequence[Check],
+    registry: Registry,
+    settings: RunSettings,
+    *,
+    selected_profiles: Sequence[str] | None = None,
+    timeouts: Timeouts | None = None,
+    progress: TextIO | None = None,
+    client_factory: ClientFactory | None = None,
+    peer: Target | None = None,
+) -> RunResult:
+    """Run ``checks`` against ``target`` and judge every requirement of ``registry``.
+
+    ``peer`` is a second adapter (another implementation, or at least another process) that portability
+    checks hand snapshots to.
+    """
+    timeouts = timeouts or Timeouts()
+    factory = client_factory or (lambda address: HarnessClient.connect(address, timeouts=timeouts))
+    out = Progress(progress)
+    started = datetime.now(UTC)
+    selected = set(selected_profiles) if selected_profiles else None
+    client = factory(target.address)
+    peer_client = factory(peer.address) if peer is not None else None
+    description: Description | None = None
+    fatal: str | None = None
+    results: list[CheckResult] = []
+    rpc_total = 0
+    try:
+        try:
+            description = client.describe()
+        except HarnessFault as exc:
+            fatal = f"Describe failed: {exc}"
+        if description is not None:
+            impl = description.implementation
+            out.line(
+                f"roc-conformance {SUITE_VERSION}: {impl.get('name', '?')} {impl.get('version', '')} "
+                f"at {target.label}; profiles: {', '.join(sorted(description.profiles)) or '(none)'}; "
+                f"settings: {settings.name}"
+            )
+            if SPEC_VERSION not in description.spec_versions:
+                out.line(
+                    f"  note: implementation does not claim spec {SPEC_VERSION} "
+                    f"(claims {list(description.spec_versions)})"
+                )
+            results, rpc_total, client = _run_all(
+                target, checks, registry, settings, description, selected, client, factory, out, peer_client
+            )
+    finally:
+        rpc_total += client.rpc_count
+        client.close()
+        if peer_client is not None:
+            peer_client.close()
+    finished = datetime.now(UTC)
+    reqs = judge_requirements(registry, results, description, selected, fatal)
+    profiles = judge_profiles(registry, reqs, description, selected, fatal)
+    return RunResult(
+        target=target.label,
+        settings=settings,
+        timeouts=timeouts,
+        started=started,
+        finished=finished,
+        description=description,
+        selected_profiles=sorted(selected) if selected else None,
+        checks=results,
+        requirements=reqs,
+        profiles=profiles,
+        fatal=fatal,
+        restarts=target.restarts,
+        rpc_count=rpc_total,
+        peer=peer.label if peer is not None else None,
+    )
+
+
+def _run_all(
+    target: Target,
+    checks: Sequence[Check],
+    registry: Registry,
+    settings: RunSettings,
+    description: Description,
+    selected: set[str] | None,
+    client: HarnessClient,
+    factory: ClientFactory,
+    out: Progress,
+    peer_client: HarnessClient | None = None,
+) -> tuple[list[CheckResult], int, HarnessClient]:
+    from roc_conformance.checks.wire_schema import SchemaObserver
+
+    observer = SchemaObserver()
+    client.observers.append(observer)
+    results: list[CheckResult] = []
+    rpc_total = 0
+    by_area: dict[str, list[Check]] = {}
+    for chk in checks:
+        by_area.setdefault(chk.area, []).append(chk)
+    for area in _area_order(checks, registry):
+        area_checks = by_area.get(area, [])
+        if not area_checks:
+            continue
+        area_start = time.monotonic()
+        area_results: list[CheckResult] = []
+        for index, chk in enumerate(area_checks):
+            out.update(area, index, len(area_checks), chk.name)
+            reason = _skip_reason(chk, description.profiles, selected, description.not_applicable)
+            reason = reason or _capability_reason(chk, description.capabilities)
+            if reason is not None:
+                res = CheckResult(chk.name, chk.kind, chk.requirements, chk.profiles, Status.SKIPPED, reason)
+            else:
+                if target.managed and not target.alive():
+                    rpc_total += client.rpc_count
+                    client.close()
+                    target.restart()
+                    client = factory(target.address)
+                    client.observers.append(observer)
+                ctx = CheckContext(
+                    client=client, description=description, settings=settings, peer=peer_client
+                )
+                res = run_check(chk, ctx)
+                if (
+                    res.status is Status.ERROR
+                    and target.managed
+                    and (not target.alive() or res.fault_kind in ("unavailable", "timeout"))
+                ):
+                    rpc_total += client.rpc_count
+                    client.close()
+                    target.restart()
+                    client = factory(target.address)
+                    client.observers.append(observer)
+                    res.notes.append("adapter restarted after this check")
+            area_results.append(res)
+        results.extend(area_results)
+        out.area_done(area, area_results, time.monotonic() - area_start)
+    if any(r.status is not Status.SKIPPED for r in results):
+        wire = observer.result()
+        results.append(wire)
+        out.area_done("WIRE", [wire], 0.0)
+    return results, rpc_total, client
+
+
+# ---------------------------------------------------------------------------------------------
+# Judging
+
+
+def judge_requirements(
+    registry: Registry,
+    results: Sequence[CheckResult],
+    description: Description | None,
+    selected: set[str] | None,
+    fatal: str | None,
+) -> list[RequirementResult]:
+    by_req: dict[str, list[CheckResult]] = {}
+    for res in results:
+        for rid in res.requirements:
+            by_req.setdefault(rid, []).append(res)
+    judged: list[RequirementResult] = []
+    for req in registry.requirements:
+        mine = by_req.get(req.id, [])
+        out = RequirementResult(req, Status.NOT_TESTED, checks=[r.name for r in mine])
+        judged.append(out)
+        if fatal is not None or description is None:
+            out.status, out.reason = Status.ERROR, fatal or "no handshake"
+            continue
+        if req.profile not in description.profiles:
+            out.status = Status.SKIPPED
+            na = description.not_applicable.get(req.profile)
+            out.reason = f"profile '{req.profile}' not declared by the implementation" + (
+                f": {na}" if na else ""
+            )
+            continue
+        if selected is not None and req.profile not in selected:
+            out.status, out.reason = Status.SKIPPED, f"profile '{req.profile}' not selected for this run"
+            continue
+        failed = [r for r in mine if r.status is Status.FAIL and req.id in r.failed_requirements]
+        errored = [r for r in mine if r.status is Status.ERROR]
+        passed = [r for r in mine if r.status is Status.PASS]
+        skipped = [r for r in mine if r.status is Status.SKIPPED]
+        if failed:
+            out.status = Status.FAIL
+            out.reason = failed[0].message
+            out.failures = [
+                {
+                    "check": r.name,
+                    "message": r.message,
+                    **({"counterexample": r.counterexample} if r.counterexample else {}),
+                }
+                for r in failed
+            ]
+        elif errored:
+            out.status, out.reason = Status.ERROR, errored[0].message
+        elif passed:
+            out.status = Status.PASS
+        elif skipped:
+            out.status, out.reason = Status.SKIPPED, skipped[0].message
+        elif req.untestable:
+            out.reason = f"untestable: {req.untestable}"
+        elif mine:
+            out.reason = "its checks stopped at a failure of another requirement: " + ", ".join(
+                sorted({rid for r in mine for rid in r.failed_requirements})
+            )
+        else:
+            out.reason = "no check verifies this requirement yet"
+    return judged
+
+
+def judge_profiles(
+    registry: Registry,
+    reqs: Sequence[RequirementResult],
+    description: Description | None,
+    selected: set[str] | None,
+    fatal: str | None,
+) -> dict[str, dict[str, Any]]:
+    names: dict[str, None] = {}
+    for req in registry.requirements:
+        names.setdefault(req.profile, None)
+    if description is not None:
+        for profile in sorted(description.profiles):
+            names.setdefault(profile, None)
+    verdicts: dict[str, dict[str, Any]] = {}
+    for profile in names:
+        mine = [r for r in reqs if r.requirement.profile == profile]
+        counts: dict[str, int] = {}
+        for r in mine:
+            counts[r.status.value] = counts.get(r.status.value, 0) + 1
+        entry: dict[str, Any] = {"requirements": len(mine), "counts": counts}
+        if description is None or fatal is not None:
+            entry["status"] = ProfileVerdict.INCOMPLETE
+            entry["reason"] = fatal or "no handshake"
+        elif profile not in description.profiles:
+            entry["status"] = ProfileVerdict.NOT_CLAIMED
+        elif selected is not None and profile not in selected:
+            entry["status"] = ProfileVerdict.NOT_SELECTED
+        else:
+            scored = [r for r in mine if r.requirement.scored]
+            failing = [r.requirement.id for r in scored if r.status is Status.FAIL]
+            blocking = [
+                r.requirement.id
+                for r in scored
+                if r.status in (Status.ERROR, Status.SKIPPED)
+                or (r.status is Status.NOT_TESTED and not r.requirement.untestable)
+            ]
+            if failing:
+                entry["status"] = ProfileVerdict.NOT_CONFORMANT
+                entry["failing"] = failing
+            elif blocking:
+                entry["status"] = ProfileVerdict.INCOMPLETE
+                entry["unresolved"] = blocking
+            else:
+                entry["status"] = ProfileVerdict.CONFORMANT
+                if not mine:
+                    entry["reason"] = "the spec has no requirements in this profile yet"
+        verdicts[profile] = entry
+    return verdicts
+
+
+def check_area(check: Check) -> str:
+    return area_of(check.requirements[0])
+
+
+__all__ = ["ConformanceViolation", "ProfileVerdict", "RunResult", "run_check", "run_suite"]

@@ -1,0 +1,160 @@
+"""Hypothesis strategies for RoC scenarios (AgentSpec JSON) and for the answers a caller sends.
+
+Scenarios stay inside what the oracle models exactly: interrupts from tool bodies and from both
+interruptible hook events, cancel decisions, sequential and concurrent executors, agent state only
+where its order is pinned (sequential executor, or a single callback).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from hypothesis import strategies as st
+
+JSON = Any
+FALSY: tuple[JSON, ...] = (False, 0, "", {}, [])
+CANCEL_MESSAGE = "cancelled by policy"
+
+answers: st.SearchStrategy[JSON] = st.one_of(
+    st.sampled_from(["y", "n", "t", True, {"approved": True}, {"approved": False}, 1, "yes"]),
+    st.sampled_from(FALSY),
+    st.integers(-3, 3),
+    st.text(max_size=4),
+    st.lists(st.integers(0, 2), max_size=2),
+)
+"""Answers a caller sends: the approval vocabulary of the scenarios, the falsy values, small JSON."""
+
+reasons: st.SearchStrategy[JSON] = st.one_of(
+    st.none(),
+    st.text(max_size=6),
+    st.integers(0, 9),
+    st.fixed_dictionaries({"paths": st.lists(st.text(max_size=3), max_size=2)}),
+)
+"""A reason, or None for an interrupt raised without one."""
+
+
+def _interrupt(name: str, reason: JSON) -> dict[str, JSON]:
+    return {"interrupt": {"name": name} if reason is None else {"name": name, "reason": reason}}
+
+
+@st.composite
+def tool_programs(draw: st.DrawFn, tool: str) -> list[dict[str, JSON]]:
+    """0-2 interrupts (one at a time), then return, fail, or fall off the end."""
+    steps = [_interrupt(f"{tool}-q{i}", draw(reasons)) for i in range(draw(st.integers(0, 2)))]
+    end = draw(st.sampled_from(["return", "return", "fail", "none"]))
+    if end == "return":
+        steps.append(
+            {"return": {"value": draw(st.one_of(st.none(), st.integers(0, 5), st.text(max_size=3)))}}
+        )
+    elif end == "fail":
+        steps.append({"fail": {"message": f"{tool} failed"}})
+    return steps
+
+
+@st.composite
+def hook_programs(
+    draw: st.DrawFn, index: int, event: str, *, stateful: bool, duplicate: bool
+) -> list[dict[str, JSON]]:
+    if event in ("AfterToolCall", "AfterTools"):
+        if stateful and draw(st.booleans()):
+            return [{"setState": {"key": f"seen{index}", "value": True}}]
+        return []
+    steps: list[dict[str, JSON]] = []
+    if stateful and draw(st.integers(0, 3)) == 0:
+        steps.append({"skipIfState": {"key": f"trust{index}", "equals": "t"}})
+    kind = draw(st.sampled_from(["ask", "ask", "ask-cancel", "ask-twice", "cancel", "none"]))
+    name = "shared" if duplicate else f"h{index}-a"
+    if kind.startswith("ask"):
+        steps.append(_interrupt(name, draw(reasons)))
+        if kind == "ask-cancel":
+            steps.append(
+                {
+                    "cancelIf": {
+                        "answerNotIn": ["y", "t", True, {"approved": True}],
+                        "message": draw(st.sampled_from([CANCEL_MESSAGE, ""])),
+                    }
+                }
+            )
+        if kind == "ask-twice":
+            steps.append(_interrupt(f"h{index}-b", draw(reasons)))
+        if stateful and draw(st.booleans()):
+            steps.append({"setState": {"key": f"trust{index}", "fromAnswer": True}})
+    elif kind == "cancel":
+        steps.append({"cancel": {"message": draw(st.sampled_from([CANCEL_MESSAGE, ""]))}})
+    return steps
+
+
+@st.composite
+def scenarios(
+    draw: st.DrawFn, profiles: Iterable[str] = ("core", "hooks", "sequential-executor", "concurrent-executor")
+) -> dict[str, JSON]:
+    """An AgentSpec within the declared profiles: 1-4 tool turns of 1-6 tool uses, 0-3 hooks."""
+    declared = set(profiles)
+    executors = [e for e in ("sequential", "concurrent") if f"{e}-executor" in declared] or ["sequential"]
+    executor = draw(st.sampled_from(executors))
+    n_tools = draw(st.integers(1, 4))
+    tool_names = [f"tool{i}" for i in range(n_tools)]
+    tools = [{"name": n, "steps": draw(tool_programs(n))} for n in tool_names]
+    turns: list[dict[str, JSON]] = []
+    for t in range(draw(st.integers(1, 4))):
+        # Now and then a tool use names no tool (ROC-TOOL-009: an error result, the batch goes on).
+        names = [*tool_names, "no_such_tool"] if draw(st.integers(0, 9)) == 0 else tool_names
+        uses = draw(st.lists(st.sampled_from(names), min_size=1, max_size=6))
+        content: list[dict[str, JSON]] = [{"text": f"turn {t}"}] if draw(st.booleans()) else []
+        content += [
+            {"toolUse": {"toolUseId": f"t{t}-{k}", "name": n, "input": {"k": k}}} for k, n in enumerate(uses)
+        ]
+        turns.append({"content": content})
+    turns.append({"content": [{"text": "done"}]})
+    hooks: list[dict[str, JSON]] = []
+    if "hooks" in declared:
+        n_hooks = draw(st.integers(0, 3))
+        # One scenario in ~6 shares an interrupt name between two callbacks of one event (a clash).
+        dup_event = (
+            draw(st.sampled_from(["BeforeToolCall", "BeforeTools"]))
+            if (n_hooks >= 2 and draw(st.integers(0, 5)) == 0)
+            else None
+        )
+        for i in range(n_hooks):
+            event = draw(
+                st.sampled_from(
+                    ["BeforeToolCall", "BeforeToolCall", "BeforeTools", "AfterToolCall", "AfterTools"]
+                )
+            )
+            duplicate = dup_event is not None and i < 2
+            if dup_event is not None and duplicate:
+                event = dup_event
+            # State in hooks only where its order is pinned: the sequential executor runs units in order.
+            stateful = executor == "sequential"
+            hook: dict[str, JSON] = {
+                "event": event,
+                "steps": draw(hook_programs(i, event, stateful=stateful, duplicate=duplicate)),
+            }
+            if event in ("BeforeToolCall", "AfterToolCall") and not duplicate and draw(st.booleans()):
+                hook["toolName"] = draw(st.sampled_from(tool_names))
+            hooks.append(hook)
+    return {
+        "agentId": "a1",
+        "executor": executor,
+        "model": {"turns": turns},
+        "tools": tools,
+        "hooks": hooks,
+        "state": {},
+    }
+
+
+def subsets(items: list[Any], *, proper: bool) -> st.SearchStrategy[list[Any]]:
+    """A non-empty (proper, if asked and possible) subset, in input order."""
+    if not items:
+        return st.just([])
+    hi = len(items) - 1 if proper and len(items) > 1 else len(items)
+    return st.lists(st.sampled_from(range(len(items))), min_size=1, max_size=hi, unique=True).map(
+        lambda idx: [items[i] for i in sorted(idx)]
+    )
+
+
+wrong_ids: st.SearchStrategy[str] = st.one_of(
+    st.just("no-such-interrupt"), st.text(min_size=1, max_size=8).map(lambda s: f"x-{s}")
+)
+"""Ids no implementation minted."""

@@ -1,0 +1,107 @@
+"""Where the adapter under test lives: an address to dial, or a process the runner starts (and restarts).
+
+``--target reference`` starts ``python -m roc_reference.cli serve --port 0``, reads the address it prints,
+and restarts it when it dies mid-run, so one crash costs one check, not the rest of the run.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+
+from roc_conformance.errors import HarnessUnavailable
+
+LISTENING_PREFIX = "ROC-HARNESS-LISTENING "
+"""First stdout line of an adapter started with ``--port 0``: the prefix, then ``host:port``."""
+
+
+@dataclass
+class Target:
+    """An adapter address; ``managed`` targets are processes this runner started."""
+
+    address: str
+    label: str
+    command: list[str] | None = None
+    process: subprocess.Popen[str] | None = field(default=None, repr=False)
+    restarts: int = 0
+
+    @property
+    def managed(self) -> bool:
+        return self.command is not None
+
+    def alive(self) -> bool:
+        return self.process is None or self.process.poll() is None
+
+    def restart(self) -> None:
+        """Start the managed process again (after a crash)."""
+        if self.command is None:
+            raise HarnessUnavailable("restart", f"{self.label} is not managed by the runner")
+        self.stop()
+        self.process, self.address = _spawn(self.command)
+        self.restarts += 1
+
+    def stop(self) -> None:
+        proc = self.process
+        if proc is None:
+            return
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=5)
+        if proc.stdout is not None:
+            proc.stdout.close()
+        self.process = None
+
+
+def reference_command() -> list[str]:
+    """The command line of the reference adapter on a free port."""
+    return [sys.executable, "-m", "roc_reference.cli", "serve", "--host", "127.0.0.1", "--port", "0"]
+
+
+def _spawn(command: list[str], *, timeout: float = 30.0) -> tuple[subprocess.Popen[str], str]:
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=None, text=True, env=env)
+    assert proc.stdout is not None
+    lines: queue.Queue[str] = queue.Queue()
+
+    def pump() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.put(line)
+
+    threading.Thread(target=pump, daemon=True, name="roc-adapter-stdout").start()
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None and lines.empty():
+            raise HarnessUnavailable("start", f"adapter exited with code {proc.returncode} before listening")
+        try:
+            line = lines.get(timeout=0.2)
+        except queue.Empty:
+            continue
+        if line.startswith(LISTENING_PREFIX):
+            return proc, line[len(LISTENING_PREFIX) :].strip()
+    proc.kill()
+    raise HarnessUnavailable("start", f"adapter did not report its address within {timeout:g}s")
+
+
+def start_managed(command: list[str], label: str) -> Target:
+    """Start an adapter process and wait until it listens."""
+    proc, address = _spawn(command)
+    return Target(address=address, label=label, command=command, process=proc)
+
+
+def resolve(spec: str) -> Target:
+    """``reference`` -> a managed reference adapter; ``HOST:PORT`` -> an address to dial."""
+    if spec == "reference":
+        return start_managed(reference_command(), "reference")
+    if ":" not in spec:
+        raise ValueError(f"target must be 'reference' or HOST:PORT, got {spec!r}")
+    return Target(address=spec, label=spec)

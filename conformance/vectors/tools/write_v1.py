@@ -1,0 +1,1307 @@
+"""Writes conformance/vectors/v1/*.json. Every expectation below is typed by hand from the rules
+(DESIGN.md pinned semantics, seeds/000); nothing here runs the oracle. Re-run after editing:
+    .venv/bin/python conformance/vectors/tools/write_v1.py
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from roc_conformance.oracle import reqs as R
+
+OUT = Path(__file__).resolve().parents[1] / "v1"
+
+
+def tu(tuid: str, name: str, inp: Any = None) -> dict[str, Any]:
+    return {"toolUse": {"toolUseId": tuid, "name": name, "input": {} if inp is None else inp}}
+
+
+def text(t: str) -> dict[str, Any]:
+    return {"text": t}
+
+
+def turn(*blocks: dict[str, Any]) -> dict[str, Any]:
+    return {"content": list(blocks)}
+
+
+def user(t: str) -> dict[str, Any]:
+    return {"role": "user", "content": [text(t)]}
+
+
+def asst(*blocks: dict[str, Any]) -> dict[str, Any]:
+    return {"role": "assistant", "content": list(blocks)}
+
+
+def ok(tuid: str, answers: list[Any], value: Any = None) -> dict[str, Any]:
+    return {
+        "toolResult": {
+            "toolUseId": tuid,
+            "status": "success",
+            "content": [{"json": {"answers": answers, "value": value}}],
+        }
+    }
+
+
+def err(tuid: str, msg: str) -> dict[str, Any]:
+    return {"toolResult": {"toolUseId": tuid, "status": "error", "content": [{"text": msg}]}}
+
+
+def results(*blocks: dict[str, Any]) -> dict[str, Any]:
+    return {"role": "user", "content": list(blocks)}
+
+
+def agent(
+    executor: str,
+    turns: list[dict[str, Any]],
+    tools: list[dict[str, Any]],
+    hooks: list[dict[str, Any]] | None = None,
+    state: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    doc: dict[str, Any] = {"agentId": "a1", "executor": executor, "model": {"turns": turns}, "tools": tools}
+    if hooks:
+        doc["hooks"] = hooks
+    if state is not None:
+        doc["state"] = state
+    return doc
+
+
+def tool(name: str, *steps: dict[str, Any]) -> dict[str, Any]:
+    return {"name": name, "steps": list(steps)}
+
+
+def hook(event: str, *steps: dict[str, Any], tool_name: str | None = None) -> dict[str, Any]:
+    h: dict[str, Any] = {"event": event, "steps": list(steps)}
+    if tool_name:
+        h["toolName"] = tool_name
+    return h
+
+
+def intr(name: str, reason: Any = None) -> dict[str, Any]:
+    return {"interrupt": {"name": name, **({} if reason is None else {"reason": reason})}}
+
+
+def ret(value: Any = None) -> dict[str, Any]:
+    return {"return": {} if value is None else {"value": value}}
+
+
+def src(kind: str, tuid: str | None = None, name: str | None = None) -> dict[str, Any]:
+    s: dict[str, Any] = {"kind": kind}
+    if tuid:
+        s["toolUseId"] = tuid
+    if name:
+        s["toolName"] = name
+    return s
+
+
+def answer(*pairs: tuple[dict[str, Any], Any]) -> dict[str, Any]:
+    return {"interruptResponses": [{"interrupt": ref, "response": v} for ref, v in pairs]}
+
+
+def ref(name: str, tuid: str | None = None) -> dict[str, Any]:
+    return {"name": name, **({"toolUseId": tuid} if tuid else {})}
+
+
+REJECTED = {"modelCalls": [], "toolStarts": {}, "messagesAdded": [], "hookCallbacks": {}}
+VECTORS: list[dict[str, Any]] = []
+
+
+# Requirements the chapters added after the vectors were first written, by vector.
+EXTRA_REQUIREMENTS: dict[str, list[str]] = {
+    "tool-interrupt-approve": [R.RESULT_MESSAGE, R.NOT_AN_ERROR],
+    "concurrent-completion": [R.EXEC_CONC_NO_CANCEL, R.EXEC_CONC_WAITS],
+    "trust-remembered-after-restore": [R.SESSION_ANSWERS, R.SESSION_KEPT],
+    "partial-answers": [R.REASON_KEPT],
+    "partial-answers-across-restores": [R.SESSION_ANSWERS, R.SESSION_ID, R.SESSION_PRESERVED],
+    "direct-tool-call": [R.DIRECT_RUNS, R.DIRECT_RECORDED],
+    "sequential-stop": [R.EVENT_ORDER],
+}
+
+
+def vector(
+    vid: str,
+    title: str,
+    requirements: list[str],
+    profiles: list[str],
+    agent_doc: dict[str, Any],
+    steps: list[dict[str, Any]],
+    source: str,
+) -> None:
+    requirements = list(dict.fromkeys([*requirements, *EXTRA_REQUIREMENTS.get(vid, [])]))
+    VECTORS.append(
+        {
+            "id": vid,
+            "title": title,
+            "source": source,
+            "requirements": requirements,
+            "profiles": profiles,
+            "agent": agent_doc,
+            "steps": steps,
+        }
+    )
+
+
+def step(inp: dict[str, Any], **expect: Any) -> dict[str, Any]:
+    return {"invoke": inp, "expect": expect}
+
+
+# ---------------------------------------------------------------------------------------------------
+PATHS = {"paths": ["a/b/c.txt", "d/e/f.txt"]}
+DENY = "User denied permission to delete files"
+
+# 1. Tool interrupt (seed "Tools"): stop, replay, answer delivered, re-answer after completion.
+T1 = [turn(text("deleting"), tu("t1", "delete_files", PATHS)), turn(text("done"))]
+vector(
+    "tool-interrupt-approve",
+    "A tool body interrupts; the answer reaches the replayed body",
+    [
+        R.STOP_REASON,
+        R.STOP_MESSAGE,
+        R.REPLAY_RERUN,
+        R.REPLAY_ANSWER,
+        R.SOURCE_KIND,
+        R.INTERRUPT_SOURCE,
+        R.INTERRUPT_FIELDS,
+        R.TRANSCRIPT,
+        R.TOOL_INTERRUPT_NO_RESULT,
+        R.CONSUMED,
+        R.CONSUMED_NOT_INTERRUPTED,
+        R.NOT_INTERRUPTED,
+        R.RESUME_NOT_APPENDED,
+        R.BATCH_APPEND,
+        R.CONTINUE,
+        R.LOOP,
+    ],
+    ["core"],
+    agent("sequential", T1, [tool("delete_files", intr("myapp-approval", PATHS), ret(True))]),
+    [
+        step(
+            {"prompt": "delete old files"},
+            stopReason="interrupt",
+            interrupts=[
+                {"name": "myapp-approval", "reason": PATHS, "source": src("tool", "t1", "delete_files")}
+            ],
+            modelCalls=[0],
+            toolStarts={"t1": 1},
+            afterToolCall={},
+            afterTools=[[]],
+            messagesAdded=["user"],
+            messages=[user("delete old files")],
+        ),
+        step(
+            answer((ref("myapp-approval"), "y")),
+            stopReason="end_turn",
+            message=asst(text("done")),
+            interrupts=[],
+            modelCalls=[1],
+            toolStarts={"t1": 1},
+            afterToolCall={"t1": "success"},
+            afterTools=[["t1"]],
+            messagesAdded=["assistant", "user", "assistant"],
+            messages=[
+                user("delete old files"),
+                asst(text("deleting"), tu("t1", "delete_files", PATHS)),
+                results(ok("t1", ["y"], True)),
+                asst(text("done")),
+            ],
+        ),
+        step(answer((ref("myapp-approval"), "y")), error="NOT_INTERRUPTED", **REJECTED),
+    ],
+    "seeds/000 Tools; pinned 1, 2, 15",
+)
+
+# 2-3. Approval hook (seed "BeforeToolCallEvent"): approve / deny via cancel_tool.
+APPROVAL_HOOK = hook(
+    "BeforeToolCall",
+    intr("myapp-approval", PATHS),
+    {"cancelIf": {"answerNotIn": ["y", "t"], "message": DENY}},
+    tool_name="delete_files",
+)
+T2 = [turn(tu("t1", "inspect_files", PATHS), tu("t2", "delete_files", PATHS)), turn(text("done"))]
+TOOLS2 = [tool("delete_files", ret(True)), tool("inspect_files", ret({"files": 2}))]
+for verdict, vid in (("y", "approval-hook-approve"), ("n", "approval-hook-deny")):
+    final_t2 = ok("t2", [], True) if verdict == "y" else err("t2", DENY)
+    vector(
+        vid,
+        f"BeforeToolCall approval hook, answered {verdict!r}",
+        [
+            R.BTC_INTERRUPT,
+            R.ATC_NOT_FOR_INTERRUPTED,
+            R.ATC_NOT_FOR_PRESERVED,
+            R.PRESERVED,
+            R.RESUME_SKIPS_MODEL,
+            R.EXEC_CONCURRENT,
+            R.AFTER_TOOL_CALL,
+            R.BTC_ONCE,
+            R.REPLAY_HOOKS,
+        ]
+        + ([] if verdict == "y" else [R.CANCEL_TOOL, R.CANCEL_MESSAGE, R.CANCEL_COMPLETES]),
+        ["core", "hooks", "concurrent-executor"],
+        agent("concurrent", T2, TOOLS2, [APPROVAL_HOOK]),
+        [
+            step(
+                {"prompt": "clean up"},
+                stopReason="interrupt",
+                interrupts=[
+                    {
+                        "name": "myapp-approval",
+                        "reason": PATHS,
+                        "source": src("before_tool_call", "t2", "delete_files"),
+                    }
+                ],
+                modelCalls=[0],
+                beforeToolCall={"t1": 1, "t2": 1},
+                toolStarts={"t1": 1},
+                afterToolCall={"t1": "success"},
+                afterTools=[["t1"]],
+                hookCallbacks={"BeforeToolCall#0#t2": 1},
+                messagesAdded=["user"],
+            ),
+            step(
+                answer((ref("myapp-approval"), verdict)),
+                stopReason="end_turn",
+                message=asst(text("done")),
+                modelCalls=[1],
+                beforeToolCall={"t2": 1},
+                toolStarts={"t2": 1} if verdict == "y" else {},
+                afterToolCall={"t2": "success" if verdict == "y" else "error"},
+                afterTools=[["t1", "t2"]],
+                hookCallbacks={"BeforeToolCall#0#t2": 1},
+                messagesAdded=["assistant", "user", "assistant"],
+                messages=[
+                    user("clean up"),
+                    asst(*T2[0]["content"]),
+                    results(ok("t1", [], {"files": 2}), final_t2),
+                    asst(text("done")),
+                ],
+            ),
+        ],
+        "seeds/000 BeforeToolCallEvent; pinned 6, 8, 10",
+    )
+
+# 4-5. Batch approval (seed "BeforeToolsEvent"): cancel / approve.
+BATCH = hook(
+    "BeforeTools",
+    intr("batch_approval", "Approve 2 dangerous tool calls?"),
+    {"cancelIf": {"answerNotIn": [{"approved": True}], "message": "Batch cancelled by user"}},
+)
+T4 = [
+    turn(tu("t1", "delete_files", {"paths": ["a"]}), tu("t2", "delete_files", {"paths": ["b"]})),
+    turn(text("ok")),
+]
+for approved in (False, True):
+    vid = "batch-approval-approve" if approved else "batch-approval-cancel"
+    second = (
+        dict(
+            beforeToolCall={"t1": 1, "t2": 1},
+            toolStarts={"t1": 1, "t2": 1},
+            afterToolCall={"t1": "success", "t2": "success"},
+        )
+        if approved
+        else dict(beforeToolCall={}, toolStarts={}, afterToolCall={})
+    )
+    r1, r2 = (
+        (ok("t1", [], "gone"), ok("t2", [], "gone"))
+        if approved
+        else (err("t1", "Batch cancelled by user"), err("t2", "Batch cancelled by user"))
+    )
+    vector(
+        vid,
+        f"BeforeTools batch approval, approved={approved}",
+        [
+            R.BT_INTERRUPT,
+            R.BT_RERUN,
+            R.AFTER_TOOLS_NOT_ON_BT,
+            R.AFTER_TOOLS_ONCE,
+            R.BT_SOURCE,
+            R.BT_ONCE,
+            R.BT_FULL_MESSAGE,
+        ]
+        + ([] if approved else [R.CANCEL_BATCH, R.CANCEL_BATCH_NO_ATC, R.CANCEL_COMPLETES]),
+        ["core", "hooks"],
+        agent("sequential", T4, [tool("delete_files", ret("gone"))], [BATCH]),
+        [
+            step(
+                {"prompt": "batch"},
+                stopReason="interrupt",
+                interrupts=[
+                    {
+                        "name": "batch_approval",
+                        "reason": "Approve 2 dangerous tool calls?",
+                        "source": {"kind": "before_tools"},
+                    }
+                ],
+                modelCalls=[0],
+                beforeToolCall={},
+                toolStarts={},
+                afterToolCall={},
+                afterTools=[],
+                hookCallbacks={"BeforeTools#0": 1},
+                messagesAdded=["user"],
+            ),
+            step(
+                answer((ref("batch_approval"), {"approved": approved})),
+                stopReason="end_turn",
+                modelCalls=[1],
+                afterTools=[["t1", "t2"]],
+                hookCallbacks={"BeforeTools#0": 1},
+                messages=[user("batch"), asst(*T4[0]["content"]), results(r1, r2), asst(text("ok"))],
+                **second,
+            ),
+        ],
+        "seeds/000 BeforeToolsEvent; pinned 7, 8, 9",
+    )
+
+# 6. Trust remembered in agent state (seed "Session Management"), with and without a restore.
+TRUST = hook(
+    "BeforeToolCall",
+    {"skipIfState": {"key": "myapp-approval", "equals": "t"}},
+    intr("myapp-approval", "delete?"),
+    {"cancelIf": {"answerNotIn": ["y", "t"], "message": DENY}},
+    {"setState": {"key": "myapp-approval", "fromAnswer": True}},
+    tool_name="delete_files",
+)
+T6 = [
+    turn(tu("t1", "delete_files", {"paths": ["a"]})),
+    turn(tu("t2", "delete_files", {"paths": ["b"]})),
+    turn(text("all done")),
+]
+for restored in (False, True):
+    steps6 = [
+        step(
+            {"prompt": "delete a then b"},
+            stopReason="interrupt",
+            interrupts=[
+                {
+                    "name": "myapp-approval",
+                    "reason": "delete?",
+                    "source": src("before_tool_call", "t1", "delete_files"),
+                }
+            ],
+            modelCalls=[0],
+            toolStarts={},
+            state={},
+        )
+    ]
+    if restored:
+        steps6.append({"restore": True})
+    steps6.append(
+        step(
+            answer((ref("myapp-approval", "t1"), "t")),
+            stopReason="end_turn",
+            message=asst(text("all done")),
+            modelCalls=[1, 2],
+            toolStarts={"t1": 1, "t2": 1},
+            hookCallbacks={"BeforeToolCall#0#t1": 1, "BeforeToolCall#0#t2": 1},
+            afterTools=[["t1"], ["t2"]],
+            state={"myapp-approval": "t"},
+            messages=[
+                user("delete a then b"),
+                asst(*T6[0]["content"]),
+                results(ok("t1", [], True)),
+                asst(*T6[1]["content"]),
+                results(ok("t2", [], True)),
+                asst(text("all done")),
+            ],
+        )
+    )
+    vector(
+        "trust-remembered" + ("-after-restore" if restored else ""),
+        "A 't'rust answer stored in agent state skips the next approval"
+        + (" (answer given to a restored agent)" if restored else ""),
+        [R.REPLAY_ANSWER, R.CONSUMED, R.STATE_PERSISTS, R.STATE_KEPT]
+        + ([R.SESSION_RESTORE, R.ID_STABLE] if restored else []),
+        ["core", "hooks"] + (["sessions"] if restored else []),
+        agent("sequential", T6, [tool("delete_files", ret(True))], [TRUST], state={}),
+        steps6,
+        "seeds/000 Session Management; pinned 18",
+    )
+
+# 7. Partial answers (concurrent): the unanswered one comes back unchanged; the answered one completes.
+T7 = [turn(tu("t1", "ask_a"), tu("t2", "ask_b"), tu("t3", "plain")), turn(text("fin"))]
+TOOLS7 = [
+    tool("ask_a", intr("qa", "A?"), ret("a")),
+    tool("ask_b", intr("qb", {"q": "B?"}), ret("b")),
+    tool("plain", ret(1)),
+]
+PARTIAL_STEPS = [
+    step(
+        {"prompt": "go"},
+        stopReason="interrupt",
+        interrupts=[
+            {"name": "qa", "reason": "A?", "source": src("tool", "t1", "ask_a")},
+            {"name": "qb", "reason": {"q": "B?"}, "source": src("tool", "t2", "ask_b")},
+        ],
+        modelCalls=[0],
+        toolStarts={"t1": 1, "t2": 1, "t3": 1},
+        afterToolCall={"t3": "success"},
+        afterTools=[["t3"]],
+    ),
+    step(
+        answer((ref("qa"), 1)),
+        stopReason="interrupt",
+        interrupts=[{"name": "qb", "reason": {"q": "B?"}, "source": src("tool", "t2", "ask_b")}],
+        modelCalls=[],
+        toolStarts={"t1": 1, "t2": 1},
+        afterToolCall={"t1": "success"},
+        afterTools=[["t1", "t3"]],
+        messagesAdded=[],
+    ),
+    step(answer((ref("qa"), 5)), error="UNKNOWN_INTERRUPT", **REJECTED),
+    step(
+        answer((ref("qb"), 2)),
+        stopReason="end_turn",
+        modelCalls=[1],
+        toolStarts={"t2": 1},
+        afterToolCall={"t2": "success"},
+        afterTools=[["t1", "t2", "t3"]],
+        messages=[
+            user("go"),
+            asst(*T7[0]["content"]),
+            results(ok("t1", [1], "a"), ok("t2", [2], "b"), ok("t3", [], 1)),
+            asst(text("fin")),
+        ],
+    ),
+]
+vector(
+    "partial-answers",
+    "Answer one of two interrupts; the other returns with the same name and reason",
+    [
+        R.PARTIAL,
+        R.PARTIAL_SAME,
+        R.PARTIAL_KEPT,
+        R.ANSWERED_UNKNOWN,
+        R.PRESERVED,
+        R.PRESERVED_UNCHANGED,
+        R.AFTER_TOOLS_CONTENT,
+        R.EXEC_CONCURRENT,
+        R.EXEC_CONC_REPORTED,
+        R.RESULT_ORDER,
+        R.STOP_NO_ANSWERED,
+    ],
+    ["core", "concurrent-executor"],
+    agent("concurrent", T7, TOOLS7),
+    PARTIAL_STEPS,
+    "pinned 10, 14, 17",
+)
+vector(
+    "partial-answers-across-restores",
+    "Partial answers given to restored agents; ids stay stable",
+    [R.SESSION_RESTORE, R.ID_STABLE, R.PARTIAL],
+    ["core", "concurrent-executor", "sessions"],
+    agent("concurrent", T7, TOOLS7),
+    [PARTIAL_STEPS[0], {"restore": True}, PARTIAL_STEPS[1], {"restore": True}, PARTIAL_STEPS[2]],
+    "pinned 18",
+)
+
+# 8. Fan-out: two BeforeToolCall hooks, two BeforeTools hooks.
+T8 = [turn(tu("t1", "x")), turn(text("end"))]
+vector(
+    "fanout-before-tool-call",
+    "Both BeforeToolCall callbacks run and both interrupts are returned",
+    [
+        R.FANOUT,
+        R.FANOUT_ALL,
+        R.HOOK_ORDER,
+        R.BTC_INTERRUPT,
+        R.STOP_ALL_INTERRUPTS,
+        R.ID_DISTINCT,
+        R.ID_DISTINCT_RESULT,
+        R.NO_RESPONSE_IN_RESULT,
+        R.INTERRUPT_ORDER,
+    ],
+    ["core", "hooks"],
+    agent(
+        "sequential",
+        T8,
+        [tool("x", ret("done"))],
+        [hook("BeforeToolCall", intr("audit", "log?")), hook("BeforeToolCall", intr("approve", "ok?"))],
+    ),
+    [
+        step(
+            {"prompt": "p"},
+            stopReason="interrupt",
+            interrupts=[
+                {"name": "audit", "reason": "log?", "source": src("before_tool_call", "t1", "x")},
+                {"name": "approve", "reason": "ok?", "source": src("before_tool_call", "t1", "x")},
+            ],
+            hookCallbacks={"BeforeToolCall#0#t1": 1, "BeforeToolCall#1#t1": 1},
+            toolStarts={},
+            afterToolCall={},
+            afterTools=[[]],
+        ),
+        step(
+            answer((ref("audit"), "fine"), (ref("approve"), "y")),
+            stopReason="end_turn",
+            hookCallbacks={"BeforeToolCall#0#t1": 1, "BeforeToolCall#1#t1": 1},
+            toolStarts={"t1": 1},
+            afterToolCall={"t1": "success"},
+            afterTools=[["t1"]],
+            modelCalls=[1],
+        ),
+    ],
+    "seeds/000 rules; pinned 4",
+)
+vector(
+    "fanout-before-tools-partial",
+    "Two BeforeTools callbacks; answering one re-runs both, the other asks again",
+    [
+        R.FANOUT,
+        R.BT_INTERRUPT,
+        R.BT_RERUN,
+        R.REPLAY_HOOKS,
+        R.PARTIAL,
+        R.AFTER_TOOLS_NOT_ON_BT,
+        R.NO_REASON_MEMBER,
+    ],
+    ["core", "hooks"],
+    agent(
+        "sequential",
+        T8,
+        [tool("x", ret("done"))],
+        [hook("BeforeTools", intr("b1")), hook("BeforeTools", intr("b2", [1, 2]))],
+    ),
+    [
+        step(
+            {"prompt": "p"},
+            stopReason="interrupt",
+            interrupts=[
+                {"name": "b1", "source": {"kind": "before_tools"}},
+                {"name": "b2", "reason": [1, 2], "source": {"kind": "before_tools"}},
+            ],
+            hookCallbacks={"BeforeTools#0": 1, "BeforeTools#1": 1},
+            beforeToolCall={},
+            afterTools=[],
+        ),
+        step(
+            answer((ref("b1"), True)),
+            stopReason="interrupt",
+            interrupts=[{"name": "b2", "reason": [1, 2], "source": {"kind": "before_tools"}}],
+            hookCallbacks={"BeforeTools#0": 1, "BeforeTools#1": 1},
+            beforeToolCall={},
+            toolStarts={},
+            afterTools=[],
+            modelCalls=[],
+        ),
+        step(
+            answer((ref("b2"), False)),
+            stopReason="end_turn",
+            hookCallbacks={"BeforeTools#0": 1, "BeforeTools#1": 1},
+            beforeToolCall={"t1": 1},
+            toolStarts={"t1": 1},
+            afterTools=[["t1"]],
+            modelCalls=[1],
+        ),
+    ],
+    "pinned 4, 7, 9, 14",
+)
+
+# 9. Duplicate name in one scope.
+vector(
+    "duplicate-interrupt-name",
+    "Two BeforeToolCall callbacks raise the same name: an error, never a merge",
+    [R.DUPLICATE_NAME, R.ERROR_UNCHANGED],
+    ["core", "hooks"],
+    agent(
+        "sequential",
+        T8,
+        [tool("x", ret())],
+        [hook("BeforeToolCall", intr("approval")), hook("BeforeToolCall", intr("approval"))],
+    ),
+    [
+        step({"prompt": "p"}, error="DUPLICATE_INTERRUPT_NAME", toolStarts={}, messages=[], state={}),
+        # The agent is as it was (ROC-ERR-006); the scripted model has moved on to its next turn.
+        step(
+            {"prompt": "again"},
+            stopReason="end_turn",
+            modelCalls=[1],
+            messages=[user("again"), asst(text("end"))],
+        ),
+    ],
+    "pinned 5",
+)
+
+# 10-11. Executors: sequential stop vs concurrent completion; preserved results.
+T10 = [turn(tu("t1", "plain"), tu("t2", "ask"), tu("t3", "plain")), turn(text("end"))]
+TOOLS10 = [tool("plain", ret("p")), tool("ask", intr("q", "?"), ret("a"))]
+MSG10 = [
+    user("run"),
+    asst(*T10[0]["content"]),
+    results(ok("t1", [], "p"), ok("t2", ["yes"], "a"), ok("t3", [], "p")),
+    asst(text("end")),
+]
+vector(
+    "sequential-stop",
+    "Sequential executor: the cycle stops at the first interrupted tool",
+    [
+        R.EXEC_SEQUENTIAL,
+        R.EXEC_SEQ_ORDER,
+        R.EXEC_SEQ_PRESERVED,
+        R.EXEC_SEQ_CONTINUE,
+        R.PRESERVED,
+        R.AFTER_TOOLS_CONTENT,
+        R.AFTER_TOOLS_ONCE,
+        R.RESUME_SKIPS_MODEL,
+    ],
+    ["core", "sequential-executor"],
+    agent("sequential", T10, TOOLS10),
+    [
+        step(
+            {"prompt": "run"},
+            stopReason="interrupt",
+            interrupts=[{"name": "q", "reason": "?", "source": src("tool", "t2", "ask")}],
+            modelCalls=[0],
+            beforeToolCall={"t1": 1, "t2": 1},
+            toolStarts={"t1": 1, "t2": 1},
+            afterToolCall={"t1": "success"},
+            afterTools=[["t1"]],
+            messagesAdded=["user"],
+        ),
+        step(
+            answer((ref("q"), "yes")),
+            stopReason="end_turn",
+            modelCalls=[1],
+            beforeToolCall={"t2": 1, "t3": 1},
+            toolStarts={"t2": 1, "t3": 1},
+            afterToolCall={"t2": "success", "t3": "success"},
+            afterTools=[["t1", "t2", "t3"]],
+            messages=MSG10,
+        ),
+    ],
+    "pinned 10, 17",
+)
+vector(
+    "concurrent-completion",
+    "Concurrent executor: every tool that is not interrupted runs to completion",
+    [
+        R.EXEC_CONCURRENT,
+        R.EXEC_CONC_ORDER,
+        R.PRESERVED,
+        R.AFTER_TOOLS_CONTENT,
+        R.AFTER_TOOLS_ORDER,
+        R.RESULT_ORDER,
+    ],
+    ["core", "concurrent-executor"],
+    agent("concurrent", T10, TOOLS10),
+    [
+        step(
+            {"prompt": "run"},
+            stopReason="interrupt",
+            interrupts=[{"name": "q", "reason": "?", "source": src("tool", "t2", "ask")}],
+            modelCalls=[0],
+            beforeToolCall={"t1": 1, "t2": 1, "t3": 1},
+            toolStarts={"t1": 1, "t2": 1, "t3": 1},
+            afterToolCall={"t1": "success", "t3": "success"},
+            afterTools=[["t1", "t3"]],
+        ),
+        step(
+            answer((ref("q"), "yes")),
+            stopReason="end_turn",
+            modelCalls=[1],
+            beforeToolCall={"t2": 1},
+            toolStarts={"t2": 1},
+            afterToolCall={"t2": "success"},
+            afterTools=[["t1", "t2", "t3"]],
+            messages=MSG10,
+        ),
+    ],
+    "seeds/000 rules; pinned 10, 11, 17",
+)
+
+# 12. Resume input validation, in order, and nothing changes on rejection.
+T12 = [turn(tu("t1", "ask")), turn(text("end"))]
+vector(
+    "resume-validation-errors",
+    "Every malformed resume is rejected with its code and leaves the agent as it was",
+    [
+        R.RESUME_PROMPT,
+        R.RESUME_ONLY_RESPONSES,
+        R.RESUME_EMPTY,
+        R.RESUME_MALFORMED,
+        R.RESUME_UNKNOWN,
+        R.RESUME_DUPLICATE,
+        R.RESUME_NULL,
+        R.RESUME_UNCHANGED,
+        R.RESUME_NOTHING_RUNS,
+        R.ERROR_VALUES,
+        R.ERROR_CODE_DEFINED,
+        R.ERROR_MESSAGE,
+        R.ERROR_ORDER,
+        R.RESUME_ACCEPT,
+    ],
+    ["core"],
+    agent("sequential", T12, [tool("ask", intr("q"), ret("a"))]),
+    [
+        step(
+            {"prompt": "p"},
+            stopReason="interrupt",
+            interrupts=[{"name": "q", "source": src("tool", "t1", "ask")}],
+        ),
+        step({"prompt": "hello"}, error="INTERRUPT_PENDING", **REJECTED),
+        step({"content": [text("hi")]}, error="INTERRUPT_PENDING", **REJECTED),
+        step(
+            {"content": [text("hi"), {"interruptResponse": {"interruptId": "whatever", "response": "y"}}]},
+            error="INTERRUPT_PENDING",
+            **REJECTED,
+        ),
+        step({"interruptResponses": []}, error="INVALID_RESUME", **REJECTED),
+        step(
+            {"interruptResponses": [{"interruptId": "no-such-interrupt", "response": "y"}]},
+            error="UNKNOWN_INTERRUPT",
+            **REJECTED,
+        ),
+        step(answer((ref("q"), "y"), (ref("q"), "n")), error="DUPLICATE_RESPONSE", **REJECTED),
+        step(answer((ref("q"), None)), error="INVALID_RESPONSE", **REJECTED),
+        step({"interruptResponses": [{"interrupt": ref("q")}]}, error="INVALID_RESPONSE", **REJECTED),
+        step(
+            {"interruptResponses": [{"interruptId": "", "response": "y"}]}, error="INVALID_RESUME", **REJECTED
+        ),
+        step(
+            {"interruptResponses": [{"interruptId": "no-such-interrupt", "response": None}]},
+            error=["INVALID_RESPONSE", "UNKNOWN_INTERRUPT"],
+            **REJECTED,
+        ),
+        step(
+            answer((ref("q"), "y")),
+            stopReason="end_turn",
+            modelCalls=[1],
+            toolStarts={"t1": 1},
+            messages=[user("p"), asst(tu("t1", "ask")), results(ok("t1", ["y"], "a")), asst(text("end"))],
+        ),
+    ],
+    "pinned 12, 19",
+)
+
+# 13. Presence, not truthiness.
+FALSY = [False, 0, "", {}, []]
+T13 = [turn(*[tu(f"t{i}", "ask") for i in range(5)]), turn(text("end"))]
+vector(
+    "falsy-answers-are-answers",
+    'false, 0, "", {} and [] are answers and reach the tool',
+    [R.RESUME_PRESENCE, R.REPLAY_ANSWER, R.NO_CLASH_TOOL, R.BY_ID],
+    ["core", "concurrent-executor"],
+    agent("concurrent", T13, [tool("ask", intr("q"), ret())]),
+    [
+        step(
+            {"prompt": "p"},
+            stopReason="interrupt",
+            interrupts=[{"name": "q", "source": src("tool", f"t{i}", "ask")} for i in range(5)],
+        ),
+        step(
+            answer(*[(ref("q", f"t{i}"), v) for i, v in enumerate(FALSY)]),
+            stopReason="end_turn",
+            toolStarts={f"t{i}": 1 for i in range(5)},
+            messages=[
+                user("p"),
+                asst(*T13[0]["content"]),
+                results(*[ok(f"t{i}", [v], None) for i, v in enumerate(FALSY)]),
+                asst(text("end")),
+            ],
+        ),
+    ],
+    "pinned 12",
+)
+
+# 14. Not interrupted.
+vector(
+    "not-interrupted",
+    "Interrupt responses to an agent that is not interrupted are rejected",
+    [R.NOT_INTERRUPTED, R.RESUME_UNCHANGED],
+    ["core"],
+    agent("sequential", [turn(text("hello there"))], []),
+    [
+        step(
+            {"interruptResponses": [{"interruptId": "x", "response": "y"}]},
+            error="NOT_INTERRUPTED",
+            **REJECTED,
+        ),
+        step(
+            {"content": [text("hi")]},
+            stopReason="end_turn",
+            interrupts=[],
+            message=asst(text("hello there")),
+            modelCalls=[0],
+            messagesAdded=["user", "assistant"],
+            messages=[user("hi"), asst(text("hello there"))],
+        ),
+    ],
+    "pinned 13",
+)
+
+# 15. Consumption while another interrupt is pending, then after completion.
+T15 = [turn(tu("t1", "ask")), turn(tu("t2", "ask")), turn(text("end"))]
+vector(
+    "consumed-answer-resent",
+    "A consumed answer executes nothing again: UNKNOWN_INTERRUPT, then NOT_INTERRUPTED",
+    [
+        R.CONSUMED,
+        R.CONSUMED_UNKNOWN,
+        R.CONSUMED_NOT_INTERRUPTED,
+        R.CONSUMED_NOT_DELIVERED,
+        R.ID_NOT_REUSED,
+        R.TOOL_BATCH,
+    ],
+    ["core"],
+    agent("sequential", T15, [tool("ask", intr("q"), ret("a"))]),
+    [
+        step(
+            {"prompt": "p"},
+            stopReason="interrupt",
+            interrupts=[{"name": "q", "source": src("tool", "t1", "ask")}],
+        ),
+        step(
+            answer((ref("q", "t1"), "y")),
+            stopReason="interrupt",
+            interrupts=[{"name": "q", "source": src("tool", "t2", "ask")}],
+            modelCalls=[1],
+            toolStarts={"t1": 1, "t2": 1},
+            afterTools=[["t1"], []],
+            messagesAdded=["assistant", "user"],
+        ),
+        step(answer((ref("q", "t1"), "y")), error="UNKNOWN_INTERRUPT", **REJECTED),
+        step(answer((ref("q", "t2"), "z")), stopReason="end_turn", modelCalls=[2], toolStarts={"t2": 1}),
+        step(answer((ref("q", "t2"), "z")), error="NOT_INTERRUPTED", **REJECTED),
+    ],
+    "pinned 15",
+)
+
+# 16. Direct tool calls.
+vector(
+    "direct-tool-call",
+    "Direct calls run plain tools, cannot interrupt, and are refused while interrupted",
+    [R.DIRECT_INTERRUPT, R.DIRECT_PENDING, R.DIRECT_IDLE, R.DIRECT_NO_MODEL],
+    ["core"],
+    agent("sequential", T12, [tool("ask", intr("q"), ret("a")), tool("plain", ret("p"))]),
+    [
+        step(
+            {"directToolCall": {"name": "plain", "input": {}}},
+            toolResult={"status": "success", "content": [{"json": {"answers": [], "value": "p"}}]},
+            modelCalls=[],
+        ),
+        step({"directToolCall": {"name": "ask", "input": {}}}, error="DIRECT_CALL_INTERRUPT", modelCalls=[]),
+        step(
+            {"prompt": "p"},
+            stopReason="interrupt",
+            interrupts=[{"name": "q", "source": src("tool", "t1", "ask")}],
+        ),
+        step({"directToolCall": {"name": "plain", "input": {}}}, error="INTERRUPT_PENDING", **REJECTED),
+        step(answer((ref("q"), "y")), stopReason="end_turn", toolStarts={"t1": 1}),
+    ],
+    "seeds/000 Tools; pinned 16",
+)
+
+# 17. An interrupt outranks cancel_tool from another callback in the same pass.
+vector(
+    "interrupt-outranks-cancel",
+    "BeforeToolCall: one callback cancels, another interrupts; the interrupt wins",
+    [R.BTC_OUTRANKS_CANCEL, R.BTC_INTERRUPT, R.CANCEL_TOOL, R.CANCEL_NOT_CARRIED],
+    ["core", "hooks"],
+    agent(
+        "sequential",
+        T8,
+        [tool("x", ret(1))],
+        [hook("BeforeToolCall", {"cancel": {"message": "blocked"}}), hook("BeforeToolCall", intr("approve"))],
+    ),
+    [
+        step(
+            {"prompt": "p"},
+            stopReason="interrupt",
+            interrupts=[{"name": "approve", "source": src("before_tool_call", "t1", "x")}],
+            toolStarts={},
+            afterToolCall={},
+            afterTools=[[]],
+            hookCallbacks={"BeforeToolCall#0#t1": 1, "BeforeToolCall#1#t1": 1},
+        ),
+        step(
+            answer((ref("approve"), "y")),
+            stopReason="end_turn",
+            toolStarts={},
+            afterToolCall={"t1": "error"},
+            afterTools=[["t1"]],
+            messages=[user("p"), asst(tu("t1", "x")), results(err("t1", "blocked")), asst(text("end"))],
+        ),
+    ],
+    "pinned 6, 8",
+)
+
+# 18. One interrupt at a time per unit.
+vector(
+    "one-at-a-time",
+    "A tool asks q1, then (once answered) q2; both answers reach it in order",
+    [R.ONE_AT_A_TIME, R.FURTHER_INTERRUPT, R.MULTI_ANSWERS, R.REPLAY_RERUN, R.PARTIAL_KEPT],
+    ["core"],
+    agent("sequential", T12, [tool("ask", intr("q1", "first?"), intr("q2", "second?"), ret("both"))]),
+    [
+        step(
+            {"prompt": "p"},
+            stopReason="interrupt",
+            interrupts=[{"name": "q1", "reason": "first?", "source": src("tool", "t1", "ask")}],
+            toolStarts={"t1": 1},
+        ),
+        step(
+            answer((ref("q1"), "a")),
+            stopReason="interrupt",
+            interrupts=[{"name": "q2", "reason": "second?", "source": src("tool", "t1", "ask")}],
+            toolStarts={"t1": 1},
+            modelCalls=[],
+            afterTools=[[]],
+        ),
+        step(
+            answer((ref("q2"), "b")),
+            stopReason="end_turn",
+            toolStarts={"t1": 1},
+            modelCalls=[1],
+            messages=[
+                user("p"),
+                asst(tu("t1", "ask")),
+                results(ok("t1", ["a", "b"], "both")),
+                asst(text("end")),
+            ],
+        ),
+    ],
+    "seeds/000 rules; pinned 3",
+)
+
+# 19. AfterTools / AfterToolCall callbacks per cycle.
+T19 = [turn(tu("t1", "plain"), tu("t2", "ask")), turn(text("end"))]
+vector(
+    "after-events-per-cycle",
+    "AfterTools fires once per cycle; AfterToolCall once per tool that got a result",
+    [R.AFTER_TOOLS_ONCE, R.AFTER_TOOLS_CONTENT, R.AFTER_TOOL_CALL],
+    ["core", "hooks", "concurrent-executor"],
+    agent(
+        "concurrent",
+        T19,
+        [tool("plain", ret(0)), tool("ask", intr("q"), ret(1))],
+        [hook("AfterTools"), hook("AfterToolCall")],
+    ),
+    [
+        step(
+            {"prompt": "p"},
+            stopReason="interrupt",
+            afterTools=[["t1"]],
+            afterToolCall={"t1": "success"},
+            hookCallbacks={"AfterTools#0": 1, "AfterToolCall#1#t1": 1},
+        ),
+        step(
+            answer((ref("q"), "y")),
+            stopReason="end_turn",
+            afterTools=[["t1", "t2"]],
+            afterToolCall={"t2": "success"},
+            hookCallbacks={"AfterTools#0": 1, "AfterToolCall#1#t2": 1},
+        ),
+    ],
+    "seeds/000 rules; pinned 9",
+)
+
+# 20. Failing tool preserved across an interrupt.
+vector(
+    "failed-result-preserved",
+    "A tool that failed in an interrupted cycle is not run again",
+    [R.PRESERVED, R.TOOL_FAIL, R.AFTER_TOOL_CALL],
+    ["core", "concurrent-executor"],
+    agent(
+        "concurrent",
+        [turn(tu("t1", "broken"), tu("t2", "ask")), turn(text("end"))],
+        [tool("broken", {"fail": {"message": "boom"}}), tool("ask", intr("q"), ret("a"))],
+    ),
+    [
+        step(
+            {"prompt": "p"},
+            stopReason="interrupt",
+            toolStarts={"t1": 1, "t2": 1},
+            afterToolCall={"t1": "error"},
+            afterTools=[["t1"]],
+        ),
+        step(
+            answer((ref("q"), "y")),
+            stopReason="end_turn",
+            toolStarts={"t2": 1},
+            afterToolCall={"t2": "success"},
+            messages=[
+                user("p"),
+                asst(tu("t1", "broken"), tu("t2", "ask")),
+                results(err("t1", "boom"), ok("t2", ["y"], "a")),
+                asst(text("end")),
+            ],
+        ),
+    ],
+    "pinned 10",
+)
+
+# 21. Multi-turn: no model call after an interrupt; deferred append.
+T21 = [turn(tu("t1", "plain")), turn(tu("t2", "ask")), turn(text("end"))]
+vector(
+    "no-model-call-after-interrupt",
+    "A completed cycle is appended; the interrupted one is not; no model call follows",
+    [
+        R.STOP_NO_MODEL_CALL,
+        R.TRANSCRIPT,
+        R.NO_DANGLING,
+        R.MESSAGE_ADDED,
+        R.RESUME_SKIPS_MODEL,
+        R.RESULT_INTERRUPTS_IFF,
+    ],
+    ["core"],
+    agent("sequential", T21, [tool("plain", ret(0)), tool("ask", intr("q"), ret(1))]),
+    [
+        step(
+            {"prompt": "p"},
+            stopReason="interrupt",
+            modelCalls=[0, 1],
+            toolStarts={"t1": 1, "t2": 1},
+            afterTools=[["t1"], []],
+            messagesAdded=["user", "assistant", "user"],
+            messages=[user("p"), asst(tu("t1", "plain")), results(ok("t1", [], 0))],
+        ),
+        step(
+            answer((ref("q"), "y")),
+            stopReason="end_turn",
+            modelCalls=[2],
+            messagesAdded=["assistant", "user", "assistant"],
+        ),
+    ],
+    "pinned 1, 11",
+)
+
+# 22. cancel_tool without an interrupt.
+vector(
+    "cancel-tool",
+    "cancel_tool gives an error result with the message and AfterToolCall still fires",
+    [R.CANCEL_TOOL, R.CANCEL_MESSAGE, R.CANCEL_COMPLETES, R.AFTER_TOOL_CALL],
+    ["core", "hooks"],
+    agent(
+        "sequential",
+        [turn(tu("t1", "x"), tu("t2", "y")), turn(text("end"))],
+        [tool("x", ret(1)), tool("y", ret(2))],
+        [hook("BeforeToolCall", {"cancel": {"message": "nope"}}, tool_name="x")],
+    ),
+    [
+        step(
+            {"prompt": "p"},
+            stopReason="end_turn",
+            toolStarts={"t2": 1},
+            afterToolCall={"t1": "error", "t2": "success"},
+            hookCallbacks={"BeforeToolCall#0#t1": 1},
+            messages=[
+                user("p"),
+                asst(tu("t1", "x"), tu("t2", "y")),
+                results(err("t1", "nope"), ok("t2", [], 2)),
+                asst(text("end")),
+            ],
+        )
+    ],
+    "pinned 8",
+)
+
+# 23. BeforeTools interrupt with a later per-tool interrupt (two rounds, AfterTools pairing).
+vector(
+    "batch-then-tool-interrupt",
+    "A BeforeTools interrupt, then a tool interrupt in the next round",
+    [R.BT_INTERRUPT, R.AFTER_TOOLS_NOT_ON_BT, R.AFTER_TOOLS_ONCE, R.BT_RERUN, R.NO_CLASH_HOOK],
+    ["core", "hooks"],
+    agent(
+        "sequential",
+        [turn(tu("t1", "ask")), turn(text("end"))],
+        [tool("ask", intr("q"), ret("a"))],
+        [hook("BeforeTools", intr("batch"))],
+    ),
+    [
+        step(
+            {"prompt": "p"},
+            stopReason="interrupt",
+            interrupts=[{"name": "batch", "source": {"kind": "before_tools"}}],
+            afterTools=[],
+            toolStarts={},
+        ),
+        step(
+            answer((ref("batch"), "ok")),
+            stopReason="interrupt",
+            interrupts=[{"name": "q", "source": src("tool", "t1", "ask")}],
+            hookCallbacks={"BeforeTools#0": 1},
+            afterTools=[[]],
+            toolStarts={"t1": 1},
+        ),
+        step(
+            answer((ref("q"), "y")),
+            stopReason="end_turn",
+            hookCallbacks={"BeforeTools#0": 1},
+            afterTools=[["t1"]],
+            toolStarts={"t1": 1},
+        ),
+    ],
+    "pinned 7, 9",
+)
+
+# 24. Withdrawn: an unanswered interrupt its unit does not raise again is dropped.
+vector(
+    "withdrawn-interrupt",
+    "A callback that no longer asks withdraws its interrupt; answering it is UNKNOWN_INTERRUPT",
+    [R.WITHDRAWN, R.HOOK_ORDER, R.PARTIAL, R.EXEC_SEQUENTIAL],
+    ["core", "hooks", "sequential-executor"],
+    agent(
+        "sequential",
+        [turn(tu("t1", "x"), tu("t2", "ask")), turn(text("end"))],
+        [tool("x", ret("x")), tool("ask", intr("q"), ret("a"))],
+        [
+            hook("BeforeToolCall", intr("a"), {"setState": {"key": "k", "fromAnswer": True}}, tool_name="x"),
+            hook("BeforeToolCall", {"skipIfState": {"key": "k", "equals": "skip"}}, intr("b"), tool_name="x"),
+        ],
+        state={},
+    ),
+    [
+        step(
+            {"prompt": "p"},
+            stopReason="interrupt",
+            interrupts=[
+                {"name": "a", "source": src("before_tool_call", "t1", "x")},
+                {"name": "b", "source": src("before_tool_call", "t1", "x")},
+            ],
+            toolStarts={},
+        ),
+        step(
+            answer((ref("a"), "skip")),
+            stopReason="interrupt",
+            interrupts=[{"name": "q", "source": src("tool", "t2", "ask")}],
+            toolStarts={"t1": 1, "t2": 1},
+            state={"k": "skip"},
+        ),
+        step(answer((ref("b"), "late")), error="UNKNOWN_INTERRUPT", **REJECTED),
+        step(answer((ref("q"), "y")), stopReason="end_turn", toolStarts={"t2": 1}),
+    ],
+    "spec 03 (ROC-ANSWER-005)",
+)
+
+# 25. The same name twice in one run of a tool body.
+vector(
+    "duplicate-name-in-one-run",
+    "A tool body that raises the same name twice fails with DUPLICATE_INTERRUPT_NAME",
+    [R.DUPLICATE_NAME_TOOL, R.ERROR_UNCHANGED],
+    ["core"],
+    agent("sequential", T12, [tool("ask", intr("q"), intr("q"), ret())]),
+    [
+        step(
+            {"prompt": "p"},
+            stopReason="interrupt",
+            interrupts=[{"name": "q", "source": src("tool", "t1", "ask")}],
+        ),
+        step(answer((ref("q"), 1)), error="DUPLICATE_INTERRUPT_NAME", messages=[user("p")]),
+        step({"prompt": "other"}, error="INTERRUPT_PENDING", **REJECTED),
+    ],
+    "pinned 5; spec ROC-TOOL-014",
+)
+
+# 26. BeforeTools: an interrupt outranks cancel; a cancel of a stopped firing does not carry over.
+vector(
+    "batch-interrupt-outranks-cancel",
+    "BeforeTools: interrupt beats cancel, and the old cancel is forgotten",
+    [R.BT_OUTRANKS_CANCEL, R.CANCEL_NOT_CARRIED, R.BT_INTERRUPT, R.HOOK_ORDER],
+    ["core", "hooks"],
+    agent(
+        "sequential",
+        T8,
+        [tool("x", ret("ran"))],
+        [
+            hook("BeforeTools", intr("b"), {"setState": {"key": "k", "value": 1}}),
+            hook("BeforeTools", {"skipIfState": {"key": "k", "equals": 1}}, {"cancel": {"message": "no"}}),
+        ],
+        state={},
+    ),
+    [
+        step(
+            {"prompt": "p"},
+            stopReason="interrupt",
+            interrupts=[{"name": "b", "source": {"kind": "before_tools"}}],
+            toolStarts={},
+            beforeToolCall={},
+            afterTools=[],
+            hookCallbacks={"BeforeTools#0": 1, "BeforeTools#1": 1},
+        ),
+        step(
+            answer((ref("b"), "go")),
+            stopReason="end_turn",
+            toolStarts={"t1": 1},
+            afterToolCall={"t1": "success"},
+            state={"k": 1},
+            messages=[user("p"), asst(tu("t1", "x")), results(ok("t1", [], "ran")), asst(text("end"))],
+        ),
+    ],
+    "spec ROC-CANCEL-008, ROC-CANCEL-009",
+)
+
+# 27. Empty cancel message.
+vector(
+    "cancel-empty-message",
+    "A cancel whose message is the empty string still cancels",
+    [R.CANCEL_EMPTY_MESSAGE, R.CANCEL_MESSAGE],
+    ["core", "hooks"],
+    agent("sequential", T8, [tool("x", ret())], [hook("BeforeToolCall", {"cancel": {"message": ""}})]),
+    [
+        step(
+            {"prompt": "p"},
+            stopReason="end_turn",
+            toolStarts={},
+            afterToolCall={"t1": "error"},
+            messages=[user("p"), asst(tu("t1", "x")), results(err("t1", "")), asst(text("end"))],
+        )
+    ],
+    "spec ROC-CANCEL-004",
+)
+
+# 28. The same name twice in one run of a callback.
+vector(
+    "duplicate-name-in-one-callback",
+    "A callback that raises the same name twice fails with DUPLICATE_INTERRUPT_NAME",
+    [R.DUPLICATE_NAME_RUN, R.ERROR_UNCHANGED],
+    ["core", "hooks"],
+    agent("sequential", T8, [tool("x", ret())], [hook("BeforeToolCall", intr("n"), intr("n"))]),
+    [
+        step(
+            {"prompt": "p"},
+            stopReason="interrupt",
+            interrupts=[{"name": "n", "source": src("before_tool_call", "t1", "x")}],
+        ),
+        step(answer((ref("n"), 1)), error="DUPLICATE_INTERRUPT_NAME", messages=[user("p")]),
+    ],
+    "spec ROC-HOOK-025",
+)
+
+# 29. A tool use that names no tool: an error result (its text is the implementation's); the batch goes on.
+vector(
+    "unknown-tool",
+    "A toolUse naming no tool gets an error result and the other tools still run",
+    [R.UNKNOWN_TOOL, R.AFTER_TOOL_CALL],
+    ["core", "sequential-executor"],
+    agent(
+        "sequential",
+        [turn(tu("t1", "no_such_tool"), tu("t2", "ask")), turn(text("end"))],
+        [tool("ask", intr("q"), ret("a"))],
+    ),
+    [
+        step(
+            {"prompt": "p"},
+            stopReason="interrupt",
+            beforeToolCall={"t1": 1, "t2": 1},
+            toolStarts={"t2": 1},
+            afterToolCall={"t1": "error"},
+            afterTools=[["t1"]],
+            interrupts=[{"name": "q", "source": src("tool", "t2", "ask")}],
+        ),
+        step(
+            answer((ref("q"), "y")),
+            stopReason="end_turn",
+            toolStarts={"t2": 1},
+            afterToolCall={"t2": "success"},
+            afterTools=[["t1", "t2"]],
+            modelCalls=[1],
+        ),
+    ],
+    "spec ROC-TOOL-009",
+)
+
+for v in VECTORS:
+    (OUT / f"{v['id']}.json").write_text(json.dumps(v, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+print(f"wrote {len(VECTORS)} vectors to {OUT}")

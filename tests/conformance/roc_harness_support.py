@@ -1,0 +1,85 @@
+"""Helpers for the harness tests: in-process reference adapters and adapters that misbehave on purpose."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import grpc
+from roc_conformance.client import HarnessClient, Timeouts
+from roc_conformance.pb.roc.conformance.v1 import harness_pb2 as hpb
+from roc_reference.harness.server import HarnessServicer, make_server
+
+
+def tool_spec(agent_id: str = "a1", executor: str = "sequential") -> dict[str, Any]:
+    """One tool (t1) that asks 'approve', then a closing text turn."""
+    return {
+        "agentId": agent_id,
+        "executor": executor,
+        "model": {
+            "turns": [
+                {
+                    "content": [
+                        {"text": "on it"},
+                        {"toolUse": {"toolUseId": "t1", "name": "ask", "input": {"k": 1}}},
+                    ]
+                },
+                {"content": [{"text": "done"}]},
+            ]
+        },
+        "tools": [
+            {
+                "name": "ask",
+                "steps": [
+                    {"interrupt": {"name": "approve", "reason": {"why": "x"}}},
+                    {"return": {"value": "v"}},
+                ],
+            }
+        ],
+        "hooks": [],
+        "state": {},
+    }
+
+
+class HangingServicer(HarnessServicer):
+    """Answers everything but Invoke, which never returns in time."""
+
+    def __init__(self, delay: float = 30.0) -> None:
+        super().__init__()
+        self.delay = delay
+
+    def Invoke(self, request: hpb.InvokeRequest, context: grpc.ServicerContext) -> hpb.InvokeResponse:
+        deadline = time.monotonic() + self.delay
+        while time.monotonic() < deadline and context.is_active():
+            time.sleep(0.05)
+        return hpb.InvokeResponse()
+
+
+class BrokenAdapterServicer(HarnessServicer):
+    """Every Invoke is an adapter fault (harness_error)."""
+
+    def Invoke(self, request: hpb.InvokeRequest, context: grpc.ServicerContext) -> hpb.InvokeResponse:
+        return hpb.InvokeResponse(harness_error=hpb.HarnessError(message="adapter bug", details="trace"))
+
+
+@contextmanager
+def serving(servicer: HarnessServicer | None = None) -> Iterator[tuple[str, HarnessServicer]]:
+    """An in-process adapter on a free localhost port."""
+    servicer = servicer or HarnessServicer()
+    server, port = make_server("127.0.0.1", 0, servicer=servicer)
+    server.start()
+    try:
+        yield f"127.0.0.1:{port}", servicer
+    finally:
+        server.stop(grace=None)
+
+
+@contextmanager
+def client_for(address: str, timeouts: Timeouts | None = None) -> Iterator[HarnessClient]:
+    client = HarnessClient.connect(address, timeouts=timeouts)
+    try:
+        yield client
+    finally:
+        client.close()

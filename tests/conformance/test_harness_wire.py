@@ -1,0 +1,151 @@
+"""JSON <-> protobuf of the harness messages: the scenario language and trace survive the wire unchanged."""
+
+from __future__ import annotations
+
+import pytest
+from roc_conformance import wire
+from roc_conformance.pb.roc.conformance.v1 import harness_pb2 as hpb
+from roc_conformance.pb.roc.v1 import error_pb2
+
+FULL_SPEC = {
+    "agentId": "a1",
+    "executor": "concurrent",
+    "model": {
+        "turns": [
+            {
+                "content": [
+                    {"text": "hi"},
+                    {"toolUse": {"toolUseId": "t1", "name": "x", "input": {"n": 1, "f": 2.5}}},
+                ]
+            }
+        ]
+    },
+    "tools": [
+        {
+            "name": "x",
+            "steps": [
+                {"interrupt": {"name": "q", "reason": {"a": [1, None, True]}}},
+                {"setState": {"key": "k", "fromAnswer": True}},
+                {"skipIfState": {"key": "k", "equals": 0}},
+                {"fail": {"message": "no"}},
+                {"return": {"value": None}},
+            ],
+        }
+    ],
+    "hooks": [
+        {"event": "BeforeTools", "steps": [{"cancel": {"message": "m"}}]},
+        {
+            "event": "BeforeToolCall",
+            "toolName": "x",
+            "steps": [
+                {"cancelIf": {"answerNotIn": ["y", False, 0], "message": "m"}},
+                {"setState": {"key": "k", "value": {"deep": [1]}}},
+            ],
+        },
+        {"event": "AfterToolCall", "steps": []},
+        {"event": "AfterTools", "toolName": "x", "steps": []},
+    ],
+    "state": {"s": "v"},
+}
+
+
+def test_agent_spec_round_trips_exactly():
+    assert wire.agent_spec_from_proto(wire.agent_spec_to_proto(FULL_SPEC)) == FULL_SPEC
+
+
+def test_enum_spellings_follow_the_spec():
+    proto = wire.agent_spec_to_proto(FULL_SPEC)
+    assert proto.executor == hpb.EXECUTOR_KIND_CONCURRENT
+    assert proto.hooks[1].event == hpb.HOOK_EVENT_BEFORE_TOOL_CALL
+    err = wire.from_json({"code": "INTERRUPT_PENDING", "message": "m"}, error_pb2.Error())
+    assert err.code == error_pb2.ERROR_CODE_INTERRUPT_PENDING
+    assert wire.to_json(err) == {"code": "INTERRUPT_PENDING", "message": "m"}
+
+
+def test_integral_numbers_come_back_as_int_and_fractions_as_float():
+    back = wire.agent_spec_from_proto(wire.agent_spec_to_proto(FULL_SPEC))
+    tool_input = back["model"]["turns"][0]["content"][1]["toolUse"]["input"]
+    assert tool_input == {"n": 1, "f": 2.5}
+    assert type(tool_input["n"]) is int
+    assert type(tool_input["f"]) is float
+
+
+def test_true_is_not_one_on_the_wire():
+    back = wire.agent_spec_from_proto(wire.agent_spec_to_proto(FULL_SPEC))
+    assert back["hooks"][1]["steps"][0]["cancelIf"]["answerNotIn"] == ["y", False, 0]
+    assert type(back["hooks"][1]["steps"][0]["cancelIf"]["answerNotIn"][1]) is bool
+
+
+def test_unknown_members_and_values_are_refused():
+    with pytest.raises(wire.WireError):
+        wire.agent_spec_to_proto({**FULL_SPEC, "surprise": 1})
+    with pytest.raises(wire.WireError):
+        wire.agent_spec_to_proto({**FULL_SPEC, "executor": "parallel"})
+    with pytest.raises(wire.WireError):
+        wire.agent_spec_to_proto({**FULL_SPEC, "hooks": [{"event": "before_tool_call", "steps": []}]})
+
+
+@pytest.mark.parametrize(
+    "inp",
+    [
+        {"prompt": "hello"},
+        {"content": [{"text": "a"}, {"interruptResponse": {"interruptId": "i", "response": "y"}}]},
+        {
+            "interruptResponses": [
+                {"interruptId": "i", "response": None},
+                {"interruptId": "j", "response": False},
+            ]
+        },
+        {"interruptResponses": []},
+        {"interruptResponses": [{"interruptId": "i"}]},
+        {"directToolCall": {"name": "x", "input": {"a": 1}}},
+    ],
+)
+def test_invoke_inputs_round_trip(inp):
+    assert wire.invoke_input(wire.invoke_request("h", inp)) == inp
+
+
+def test_null_answer_and_missing_answer_stay_distinct():
+    null = wire.invoke_request("h", {"interruptResponses": [{"interruptId": "i", "response": None}]})
+    missing = wire.invoke_request("h", {"interruptResponses": [{"interruptId": "i"}]})
+    assert null.interrupt_responses.responses[0].interrupt_response.HasField("response")
+    assert not missing.interrupt_responses.responses[0].interrupt_response.HasField("response")
+
+
+def test_an_invoke_input_has_exactly_one_kind():
+    with pytest.raises(wire.WireError):
+        wire.invoke_request("h", {"prompt": "a", "content": []})
+    with pytest.raises(wire.WireError):
+        wire.invoke_request("h", {})
+
+
+TRACE = [
+    {"kind": "invocation_start"},
+    {"kind": "model_call", "turn": 0},
+    {"kind": "before_tools", "toolUseIds": ["t1", "t2"]},
+    {"kind": "before_tool_call", "toolUseId": "t1"},
+    {"kind": "hook_callback", "event": "BeforeToolCall", "hookIndex": 2, "toolUseId": "t1"},
+    {"kind": "hook_callback", "event": "AfterTools", "hookIndex": 0},
+    {"kind": "tool_start", "toolUseId": "t1", "name": "x"},
+    {"kind": "tool_end", "toolUseId": "t1", "outcome": "interrupted"},
+    {"kind": "after_tool_call", "toolUseId": "t2", "status": "error"},
+    {"kind": "after_tools", "toolUseIds": ["t2"]},
+    {"kind": "message_added", "role": "assistant"},
+    {"kind": "invocation_end", "stopReason": "interrupt"},
+    {"kind": "before_invocation"},
+    {"kind": "after_invocation"},
+    {"kind": "before_model_call"},
+    {"kind": "after_model_call"},
+]
+
+
+def test_every_trace_event_kind_round_trips():
+    kinds = {f.name for f in hpb.TraceEvent.DESCRIPTOR.oneofs_by_name["event"].fields}
+    assert kinds == {e["kind"] for e in TRACE}
+    for event in TRACE:
+        assert wire.to_json(wire.from_json(event, hpb.TraceEvent())) == event
+
+
+def test_unknown_trace_kind_is_refused():
+    with pytest.raises(wire.WireError):
+        wire.from_json({"kind": "teleport"}, hpb.TraceEvent())

@@ -1,0 +1,243 @@
+"""The runner: verdicts per check, requirement and profile; survival of hung, crashed and broken adapters."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from roc_conformance.checks.base import Check, Status
+from roc_conformance.checks.explicit import check_error_shape
+from roc_conformance.client import Timeouts
+from roc_conformance.errors import ConformanceViolation
+from roc_conformance.registry import parse_registry
+from roc_conformance.report import validate_report, write_all
+from roc_conformance.runner import ProfileVerdict, run_suite
+from roc_conformance.settings import CERTIFY
+from roc_conformance.target import Target, start_managed
+from roc_harness_support import BrokenAdapterServicer, HangingServicer, serving
+
+FAULT_ADAPTER = Path(__file__).with_name("fault_adapter.py")
+
+REGISTRY = parse_registry(
+    {
+        "specVersion": "1.0",
+        "requirements": [
+            {"id": "ROC-ERR-003", "level": "MUST", "profile": "core"},
+            {"id": "ROC-ERR-004", "level": "MUST", "profile": "core"},
+            {"id": "ROC-ERR-005", "level": "SHOULD", "profile": "core"},
+            {"id": "ROC-TEST-001", "level": "MUST", "profile": "core"},
+            {"id": "ROC-TEST-002", "level": "MUST", "profile": "hooks"},
+            {"id": "ROC-TEST-003", "level": "MUST", "profile": "expiry"},
+            {"id": "ROC-TEST-004", "level": "MUST", "profile": "core", "untestable": "cannot be observed"},
+        ],
+    }
+)
+
+SHAPE = Check(
+    "explicit:error-shape",
+    ("ROC-ERR-003", "ROC-ERR-004", "ROC-ERR-005"),
+    check_error_shape,
+    ("core", "sequential-executor"),
+)
+
+
+def failing(ctx):
+    ctx.client.describe()
+    raise ConformanceViolation("ROC-TEST-001", "observed the wrong thing")
+
+
+def passing(ctx):
+    ctx.client.describe()
+
+
+def buggy(ctx):
+    raise KeyError("a bug in the check itself")
+
+
+def run(address, checks, registry=REGISTRY, **kwargs):
+    return run_suite(Target(address, "test"), checks, registry, CERTIFY, **kwargs)
+
+
+def statuses(result):
+    return {r.requirement.id: r.status for r in result.requirements}
+
+
+def test_verdicts_per_requirement_and_profile():
+    checks = [
+        SHAPE,
+        Check("t:fail", ("ROC-TEST-001",), failing),
+        Check("t:hooks", ("ROC-TEST-002",), passing, ("hooks",)),
+    ]
+    with serving() as (address, _):
+        result = run(address, checks)
+    got = statuses(result)
+    assert got["ROC-ERR-003"] is Status.PASS
+    assert got["ROC-ERR-004"] is Status.PASS
+    assert got["ROC-TEST-001"] is Status.FAIL
+    assert got["ROC-TEST-002"] is Status.PASS
+    assert got["ROC-TEST-003"] is Status.SKIPPED  # profile 'expiry' not declared
+    assert got["ROC-TEST-004"] is Status.NOT_TESTED
+    by_id = {r.requirement.id: r for r in result.requirements}
+    assert "not declared" in by_id["ROC-TEST-003"].reason
+    assert by_id["ROC-TEST-004"].reason.startswith("untestable")
+    assert result.profiles["core"]["status"] == ProfileVerdict.NOT_CONFORMANT
+    assert result.profiles["core"]["failing"] == ["ROC-TEST-001"]
+    assert result.profiles["hooks"]["status"] == ProfileVerdict.CONFORMANT
+    assert result.profiles["expiry"]["status"] == ProfileVerdict.NOT_CLAIMED
+    assert not result.conformant
+
+
+def test_conformant_when_every_scored_requirement_passes():
+    registry = parse_registry(
+        {
+            "requirements": [
+                {"id": "ROC-ERR-003", "level": "MUST", "profile": "core"},
+                {"id": "ROC-ERR-004", "level": "MUST", "profile": "core"},
+                {"id": "ROC-TEST-009", "level": "SHOULD", "profile": "core"},
+            ]
+        }
+    )  # unchecked SHOULD does not block
+    with serving() as (address, _):
+        result = run(address, [SHAPE], registry)
+    assert result.profiles["core"]["status"] == ProfileVerdict.CONFORMANT
+    assert result.conformant
+
+
+def test_an_untested_must_leaves_the_profile_incomplete():
+    registry = parse_registry({"requirements": [{"id": "ROC-TEST-001", "level": "MUST", "profile": "core"}]})
+    with serving() as (address, _):
+        result = run(address, [SHAPE], registry)
+    assert result.profiles["core"]["status"] == ProfileVerdict.INCOMPLETE
+    assert not result.conformant
+
+
+def test_a_bug_in_a_check_is_error_not_fail():
+    with serving() as (address, _):
+        result = run(address, [Check("t:buggy", ("ROC-TEST-001",), buggy)])
+    assert result.checks[0].status is Status.ERROR
+    assert statuses(result)["ROC-TEST-001"] is Status.ERROR
+
+
+def test_profile_selection_skips_the_rest():
+    checks = [SHAPE, Check("t:hooks", ("ROC-TEST-002",), passing, ("hooks",))]
+    with serving() as (address, _):
+        result = run(address, checks, selected_profiles=["hooks"])
+    assert result.checks[0].status is Status.SKIPPED
+    assert "not selected" in result.checks[0].message
+    assert result.profiles["core"]["status"] == ProfileVerdict.NOT_SELECTED
+    assert result.profiles["hooks"]["status"] == ProfileVerdict.CONFORMANT
+
+
+def test_hung_adapter_is_error_and_the_run_finishes(tmp_path):
+    checks = [SHAPE, Check("t:pass", ("ROC-TEST-001",), passing)]
+    start = time.monotonic()
+    with serving(HangingServicer(delay=20)) as (address, _):
+        result = run(address, checks, timeouts=Timeouts(invoke=0.5))
+    assert time.monotonic() - start < 10
+    assert result.checks[0].status is Status.ERROR
+    assert "timeout" in result.checks[0].message
+    assert result.checks[1].status is Status.PASS  # the next check still ran
+    assert statuses(result)["ROC-ERR-003"] is Status.ERROR
+    doc = write_all(result, tmp_path)["json"]
+    assert validate_report(__import__("json").loads(doc.read_text())) == []
+
+
+def test_adapter_fault_is_error_never_fail():
+    with serving(BrokenAdapterServicer()) as (address, _):
+        result = run(address, [SHAPE])
+    assert result.checks[0].status is Status.ERROR
+    assert "adapter" in result.checks[0].message
+    assert not any(r.status is Status.FAIL for r in result.requirements)
+
+
+@pytest.mark.slow
+def test_crashed_adapter_is_error_restarted_and_reported(tmp_path):
+    target = start_managed([sys.executable, str(FAULT_ADAPTER)], "crashy")
+    checks = [SHAPE, Check("explicit:again", ("ROC-TEST-001",), check_error_shape)]
+    try:
+        result = run_suite(target, checks, REGISTRY, CERTIFY, timeouts=Timeouts(invoke=5))
+    finally:
+        target.stop()
+    assert [c.status for c in result.checks[:2]] == [Status.ERROR, Status.ERROR]
+    assert result.restarts >= 1
+    assert "adapter restarted after this check" in result.checks[0].notes
+    paths = write_all(result, tmp_path)
+    import json
+
+    doc = json.loads(paths["json"].read_text())
+    assert validate_report(doc) == []
+    assert doc["adapterRestarts"] >= 1
+
+
+def test_nothing_listening_is_a_fatal_run_with_a_report(tmp_path):
+    result = run("127.0.0.1:1", [SHAPE], timeouts=Timeouts(describe=2))
+    assert result.fatal is not None
+    assert "Describe" in result.fatal
+    assert all(r.status is Status.ERROR for r in result.requirements)
+    assert not result.conformant
+    import json
+
+    doc = json.loads(write_all(result, tmp_path)["json"].read_text())
+    assert validate_report(doc) == []
+
+
+def test_a_missing_capability_skips_with_the_reason():
+    class NoDirect(__import__("roc_reference.harness.server", fromlist=["HarnessServicer"]).HarnessServicer):
+        def Describe(self, request, context):
+            reply = super().Describe(request, context)
+            del reply.capabilities[:]
+            return reply
+
+    check = Check("t:direct", ("ROC-TEST-001",), passing, ("core",), capabilities=("direct-tool-call",))
+    with serving(NoDirect()) as (address, _):
+        result = run(address, [check])
+    assert result.checks[0].status is Status.SKIPPED
+    assert "capability 'direct-tool-call'" in result.checks[0].message
+
+
+def test_portability_check_skips_without_a_peer_and_runs_with_one():
+    from roc_conformance.checks.snapshots import check_portable_to_peer
+
+    check = Check(
+        "explicit:portable-to-peer",
+        ("ROC-SESSION-016",),
+        check_portable_to_peer,
+        ("core", "sessions", "portable-snapshot"),
+    )
+    registry = parse_registry(
+        {"requirements": [{"id": "ROC-SESSION-016", "level": "MUST", "profile": "portable-snapshot"}]}
+    )
+    with serving() as (address, _), serving() as (peer_address, _):
+        alone = run(address, [check], registry)
+        paired = run_suite(Target(address, "t"), [check], registry, CERTIFY, peer=Target(peer_address, "p"))
+    assert alone.checks[0].status is Status.SKIPPED
+    assert "--peer" in alone.checks[0].message
+    assert alone.profiles["portable-snapshot"]["status"] == ProfileVerdict.INCOMPLETE
+    assert paired.checks[0].status is Status.PASS
+    assert paired.peer == "p"
+
+
+def test_every_reply_is_validated_against_the_schemas():
+    from roc_conformance.checks.wire_schema import SchemaObserver
+
+    with serving() as (address, _):
+        result = run(address, [SHAPE])
+    wire = next(c for c in result.checks if c.name == "wire:schema")
+    assert wire.status is Status.PASS
+    observer = SchemaObserver()
+    observer(
+        "Invoke",
+        {
+            "result": {
+                "stopReason": "teleported",
+                "message": {"role": "assistant", "content": []},
+                "interrupts": [],
+            },
+            "messages": [{"role": "robot", "content": []}],
+        },
+    )
+    verdict = observer.result()
+    assert verdict.status is Status.FAIL
+    assert set(verdict.failed_requirements) == {"ROC-MODEL-001", "ROC-MODEL-011"}
