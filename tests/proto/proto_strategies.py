@@ -90,7 +90,10 @@ def interrupt_sources(draw: st.DrawFn) -> dict[str, Any]:
     source: dict[str, Any] = {"kind": kind}
     if kind in _TOOL_BOUND:
         source["toolUseId"] = draw(ids)
-        _optional(draw, source, "toolName", ids)
+        if kind in ("tool", "before_tool_call"):  # ROC-MODEL-004: these name the tool
+            source["toolName"] = draw(ids)
+        else:
+            _optional(draw, source, "toolName", ids)
     if kind == "before_node_call":
         source["nodeId"] = draw(ids)
     elif draw(st.integers(0, 4)) == 0:
@@ -116,17 +119,16 @@ def interrupts(draw: st.DrawFn, stored: bool = False) -> dict[str, Any]:
         "name": draw(non_empty_texts),
         "source": draw(interrupt_sources()),
     }
-    _optional(draw, doc, "reason", json_values)
+    _optional(draw, doc, "reason", non_null_json)  # ROC-MODEL-007: a reason is never null
     _optional(draw, doc, "responseSchema", json_objects)
     _optional(draw, doc, "expiresAt", date_times())
     if stored:
         _optional(draw, doc, "response", non_null_json)
-        _optional(
-            draw,
-            doc,
-            "inputDigest",
-            st.text("0123456789abcdef", min_size=64, max_size=64).map("sha256:".__add__),
-        )
+        digests = st.text("0123456789abcdef", min_size=64, max_size=64).map("sha256:".__add__)
+        if "toolUseId" in doc["source"]:  # ROC-SNAP-013: a tool-bound stored interrupt carries its digest
+            doc["inputDigest"] = draw(digests)
+        else:
+            _optional(draw, doc, "inputDigest", digests)
     return doc
 
 
@@ -222,7 +224,7 @@ _B64URL = string.ascii_letters + string.digits + "-_"
 def snapshots(draw: st.DrawFn) -> dict[str, Any]:
     doc: dict[str, Any] = {
         "schemaVersion": draw(st.sampled_from(["1.0", "1.1", "1.12"])),
-        "specVersion": draw(st.sampled_from(["1.0", "1.3", "2.0"])),
+        "specVersion": draw(st.sampled_from(["1.0", "1.3"])),
         "createdAt": draw(date_times(utc_only=True)),
         "revision": draw(st.integers(0, 2**63 - 1)),  # int64: exact, even beyond 2**53
         "agent": {

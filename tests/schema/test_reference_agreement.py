@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from jsonschema.exceptions import best_match
 from roc_reference.errors import RocError
-from roc_reference.harness.build import build_agent, restore_agent
+from roc_reference.harness.build import Stores, build_agent, restore_agent
 from roc_reference.snapshot import parse_snapshot
 from schemakit import EXAMPLES_DIR, load_json, manifest, validator
 from structural_rules import EXAMPLE_KEYS, snapshot_violations
@@ -132,15 +132,27 @@ def _answers(result: dict[str, Any]) -> list[dict[str, Any]]:
 @pytest.mark.parametrize("path", SPECS, ids=lambda p: p.stem)
 def test_reference_output_for_the_scenarios_validates(path: Path) -> None:
     spec = load_json(path)
-    built = build_agent(spec)
+    stores = Stores()  # session-bound examples need the adapter's stores
+    try:
+        _run_scenario(spec, stores)
+    finally:
+        stores.close()
+
+
+def _run_scenario(spec: dict[str, Any], stores: Stores) -> None:
+    built = build_agent(spec, stores)
+    kinds: set[str] = set()
     result = built.agent.invoke("go").to_json()
     seen_interrupt = result["stopReason"] == "interrupt"
     for _ in range(4):
         _assert_valid("agent-result.schema.json", result)
         for event in built.trace.take():
             _assert_valid("trace-event.schema.json", event)
+            kinds.add(event["kind"])
         snapshot = built.agent.take_snapshot()
         _assert_valid("snapshot.schema.json", snapshot)
+        if "integrity" in spec:  # the configured key signs what the agent writes
+            assert snapshot["integrity"]["keyId"] == spec["integrity"]["keyId"]
         assert snapshot_violations(snapshot) == []
         if result["stopReason"] != "interrupt":
             break
@@ -153,3 +165,5 @@ def test_reference_output_for_the_scenarios_validates(path: Path) -> None:
         result = built.agent.invoke(resume).to_json()
     assert result["stopReason"] != "interrupt"
     assert seen_interrupt  # every scenario example exercises an interrupt
+    # The lifecycle events the adapter records are part of what has to validate.
+    assert {"before_invocation", "after_invocation", "before_model_call", "after_model_call"} <= kinds
