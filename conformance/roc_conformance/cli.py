@@ -2,7 +2,7 @@
 
     roc-conformance run --target reference|HOST:PORT [--profile P ...] [--report-dir DIR] [--junit FILE]
                         [--explore] [--max-examples N] [--steps N] [--timeout-scale F] [--quiet]
-                        [--only GLOB ...]
+                        [--only GLOB ...] [--seed N] [--save-counterexamples DIR]
     roc-conformance checks            list every check and the requirements it verifies
     roc-conformance validate REPORT   validate a report.json against conformance/report.schema.json
     roc-conformance matrix REPORT...  implementations x requirements table (Markdown) for the docs
@@ -33,7 +33,7 @@ def _run(args: argparse.Namespace) -> int:
     from roc_conformance.registry import RegistryError, load_registry
     from roc_conformance.report import write_all
     from roc_conformance.runner import run_suite
-    from roc_conformance.settings import CERTIFY, EXPLORE, with_overrides
+    from roc_conformance.settings import CERTIFY, EXPLORE, new_seed, with_overrides
     from roc_conformance.target import resolve
 
     try:
@@ -41,8 +41,14 @@ def _run(args: argparse.Namespace) -> int:
     except RegistryError as exc:
         print(f"roc-conformance: {exc}", file=sys.stderr)
         return EXIT_FATAL
+    if args.seed is not None and not args.explore:
+        print("roc-conformance: --seed needs --explore (certify is derandomized)", file=sys.stderr)
+        return EXIT_USAGE
     settings = with_overrides(
-        EXPLORE if args.explore else CERTIFY, max_examples=args.max_examples, steps=args.steps
+        EXPLORE if args.explore else CERTIFY,
+        max_examples=args.max_examples,
+        steps=args.steps,
+        seed=(new_seed() if args.seed is None else args.seed) if args.explore else None,
     )
     timeouts = Timeouts().scaled(args.timeout_scale)
     try:
@@ -68,6 +74,7 @@ def _run(args: argparse.Namespace) -> int:
             timeouts=timeouts,
             progress=progress,
             peer=peer,
+            save_counterexamples=Path(args.save_counterexamples) if args.save_counterexamples else None,
         )
     finally:
         target.stop()
@@ -151,10 +158,22 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="explore settings: random, more examples (certify is the default)",
     )
+    run.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="explore only: the seed of the random examples (default: a fresh one, recorded in the report)",
+    )
     run.add_argument("--max-examples", type=int, default=None, help="override Hypothesis max_examples")
     run.add_argument("--steps", type=int, default=None, help="override the state machine's step count")
     run.add_argument("--timeout-scale", type=float, default=1.0, help="multiply every RPC deadline")
     run.add_argument("--quiet", action="store_true", help="no progress output")
+    run.add_argument(
+        "--save-counterexamples",
+        default=None,
+        metavar="DIR",
+        help="write each shrunk state-machine counterexample into DIR as a static vector file",
+    )
     run.add_argument(
         "--only",
         action="append",

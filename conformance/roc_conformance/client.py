@@ -70,6 +70,8 @@ from roc_conformance.errors import (
     HarnessUnavailable,
     ProtocolMismatch,
 )
+from roc_conformance.pb import jsonmap
+from roc_conformance.pb.jsonmap import JsonMappingError
 from roc_conformance.pb.roc.conformance.v1 import harness_pb2 as hpb
 from roc_conformance.pb.roc.conformance.v1 import harness_pb2_grpc as hgrpc
 
@@ -211,8 +213,8 @@ class HarnessClient:
 
     def _decode(self, rpc: str, reply: Message) -> dict[str, Any]:
         try:
-            doc: dict[str, Any] = wire.to_json(reply)
-        except wire.WireError as exc:
+            doc: dict[str, Any] = jsonmap.from_proto(reply)
+        except JsonMappingError as exc:
             raise self._fault(AdapterError(rpc, f"reply has no JSON form: {exc}")) from exc
         return doc
 
@@ -259,7 +261,7 @@ class HarnessClient:
         """``{"agent": handle}``, or ``{"error": Error}`` when the runtime refuses (e.g. a bad session id)."""
         try:
             req = hpb.CreateAgentRequest(spec=wire.agent_spec_to_proto(spec))
-        except wire.WireError as exc:
+        except JsonMappingError as exc:
             raise ValueError(f"not a valid AgentSpec: {exc}") from exc
         req_json = {"spec": spec}
         reply = self._call("CreateAgent", self._stub.CreateAgent, req, self.timeouts.create_agent, req_json)
@@ -277,7 +279,7 @@ class HarnessClient:
     def invoke(self, agent: str, inp: dict[str, Any]) -> dict[str, Any]:
         try:
             req = wire.invoke_request(agent, inp)
-        except wire.WireError as exc:
+        except JsonMappingError as exc:
             raise ValueError(f"not a valid invoke input: {exc}") from exc
         req_json = {"agent": agent, **inp}
         reply = self._call("Invoke", self._stub.Invoke, req, self.timeouts.invoke, req_json)
@@ -326,7 +328,7 @@ class HarnessClient:
             req = hpb.RestoreAgentRequest(
                 snapshot_json=text, spec=wire.agent_spec_to_proto(spec), model_turn_offset=model_turn_offset
             )
-        except wire.WireError as exc:
+        except JsonMappingError as exc:
             raise ValueError(f"not a valid AgentSpec: {exc}") from exc
         req_json = {
             "snapshot": snapshot if not isinstance(snapshot, str) else text,
@@ -339,6 +341,8 @@ class HarnessClient:
         doc = self._decode("RestoreAgent", reply)
         self._record("RestoreAgent", req_json, doc)
         self._check_harness_error("RestoreAgent", doc)
+        for observe in self.observers:
+            observe("RestoreAgent", doc)
         if "error" in doc:
             return {"error": doc["error"]}
         agent = doc.get("agent")

@@ -9,13 +9,19 @@ never counts as the implementation's wrong answer.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 
 class ConformanceViolation(AssertionError):
     """An observation broke a requirement; ``requirements`` are the ROC-* IDs the observation disproves."""
 
     def __init__(
-        self, requirements: str | Iterable[str], message: str, *, counterexample: str | None = None
+        self,
+        requirements: str | Iterable[str],
+        message: str,
+        *,
+        counterexample: str | None = None,
+        vector: dict[str, Any] | None = None,
     ) -> None:
         reqs = (requirements,) if isinstance(requirements, str) else tuple(requirements)
         if not reqs:
@@ -24,6 +30,7 @@ class ConformanceViolation(AssertionError):
         self.requirements: tuple[str, ...] = reqs
         self.message = message
         self.counterexample = counterexample
+        self.vector = vector  # the same run as a static vector, when the state machine found it
 
 
 class CheckSkipped(Exception):

@@ -67,7 +67,9 @@ class RocMachine(RuleBasedStateMachine):
 
     def _raise(self, found: list[Violation], what: str) -> None:
         if found:
-            raise merge(found, f"after {what}", counterexample=counterexample(self.d, found, self.profiles))
+            vector = counterexample_vector(self.d, found, self.profiles)
+            text = counterexample_text(self.d, vector)
+            raise merge(found, f"after {what}", counterexample=text, vector=vector)
 
     def _pending(self) -> list[Key]:
         return [k for k in self.d.pending() if self.d.id_for(k) is not None]
@@ -214,11 +216,15 @@ class RocMachine(RuleBasedStateMachine):
 VECTOR_MARKER = "# as a static vector (review the expectations, then save under conformance/vectors/v1/):"
 
 
-def counterexample(driver: Driver, found: list[Violation], profiles: frozenset[str]) -> str:
-    """The readable RPC transcript, then the same run as a static vector (JSON)."""
+def counterexample_vector(driver: Driver, found: list[Violation], profiles: frozenset[str]) -> dict[str, Any]:
+    """The driver's run as a static vector naming the requirements ``found`` breaks."""
     ids = sorted({i for v in found for i in v.requirements})
     needed = ["core", *sorted(p for p in profiles if p != "core" and p != "portable-snapshot")]
-    vector = driver_to_vector(driver, "counterexample", f"Counterexample for {', '.join(ids)}", ids, needed)
+    return driver_to_vector(driver, "counterexample", f"Counterexample for {', '.join(ids)}", ids, needed)
+
+
+def counterexample_text(driver: Driver, vector: dict[str, Any]) -> str:
+    """The readable RPC transcript, then the same run as a static vector (JSON)."""
     return f"{driver.transcript()}\n\n{VECTOR_MARKER}\n{json.dumps(vector, indent=2, ensure_ascii=False)}"
 
 

@@ -11,11 +11,13 @@ import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, TextIO
 
 from roc_conformance import SPEC_VERSION
 from roc_conformance.checks.base import Check, CheckContext, CheckResult, Status, area_of
 from roc_conformance.client import HARNESS_PROTOCOL_VERSION, Description, HarnessClient, Timeouts
+from roc_conformance.counterexamples import save_counterexamples as save_vectors
 from roc_conformance.errors import (
     CheckSkipped,
     ConformanceViolation,
@@ -236,6 +238,7 @@ def run_check(check: Check, ctx: CheckContext) -> CheckResult:
             result.message = "; ".join(v.message for v in violations)[:4000]
             notes = getattr(exc, "__notes__", None) or getattr(first, "__notes__", None) or []
             transcript = first.counterexample or "\n".join(str(n) for n in notes)
+            result.vector = next((v.vector for v in violations if v.vector is not None), None)
             if not transcript:
                 transcript = client.transcript_text(since=mark)[-8000:]
             result.counterexample = transcript or None
@@ -290,11 +293,13 @@ def run_suite(
     progress: TextIO | None = None,
     client_factory: ClientFactory | None = None,
     peer: Target | None = None,
+    save_counterexamples: Path | None = None,
 ) -> RunResult:
     """Run ``checks`` against ``target`` and judge every requirement of ``registry``.
 
     ``peer`` is a second adapter (another implementation, or at least another process) that portability
-    checks hand snapshots to.
+    checks hand snapshots to. With ``save_counterexamples``, every failed check that found a shrunk
+    counterexample writes it there as a static vector file, and its result names the file.
     """
     timeouts = timeouts or Timeouts()
     factory = client_factory or (lambda address: HarnessClient.connect(address, timeouts=timeouts))
@@ -332,6 +337,8 @@ def run_suite(
         client.close()
         if peer_client is not None:
             peer_client.close()
+    if save_counterexamples is not None:
+        save_vectors(results, save_counterexamples)
     finished = datetime.now(UTC)
     reqs = judge_requirements(registry, results, description, selected, fatal)
     profiles = judge_profiles(registry, reqs, description, selected, fatal)
@@ -463,6 +470,7 @@ def judge_requirements(
                     "check": r.name,
                     "message": r.message,
                     **({"counterexample": r.counterexample} if r.counterexample else {}),
+                    **({"counterexampleFile": r.counterexample_file} if r.counterexample_file else {}),
                 }
                 for r in failed
             ]

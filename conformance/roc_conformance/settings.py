@@ -6,6 +6,7 @@ implementations were produced by exactly the same example sequence.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, replace
@@ -23,7 +24,7 @@ class RunSettings:
     max_examples: int
     stateful_step_count: int
     use_database: bool = False
-    seed: int | None = None
+    seed: int | None = None  # explore: the random examples come from this seed (None under derandomize)
     shrink_seconds: int = 15  # wall-clock budget for shrinking one failure (readable, yet bounded, runs)
 
     def hypothesis(self) -> settings:
@@ -92,6 +93,11 @@ EXPLORE = RunSettings(
     shrink_seconds=120,
 )
 """Bug hunting: random, remembers failing examples, more and longer runs."""
+
+
+def new_seed() -> int:
+    """A fresh seed for an explore run; below 2**53 so that it survives any JSON reader of the report."""
+    return secrets.randbits(52)
 
 
 def with_overrides(

@@ -10,37 +10,15 @@ from typing import Any
 import grpc
 from roc_conformance.client import HarnessClient, Timeouts
 from roc_conformance.pb.roc.conformance.v1 import harness_pb2 as hpb
+from roc_conformance.scenarios import one_question
 from roc_reference.harness.server import HarnessServicer, make_server
 
 
 def tool_spec(agent_id: str = "a1", executor: str = "sequential") -> dict[str, Any]:
     """One tool (t1) that asks 'approve', then a closing text turn."""
-    return {
-        "agentId": agent_id,
-        "executor": executor,
-        "model": {
-            "turns": [
-                {
-                    "content": [
-                        {"text": "on it"},
-                        {"toolUse": {"toolUseId": "t1", "name": "ask", "input": {"k": 1}}},
-                    ]
-                },
-                {"content": [{"text": "done"}]},
-            ]
-        },
-        "tools": [
-            {
-                "name": "ask",
-                "steps": [
-                    {"interrupt": {"name": "approve", "reason": {"why": "x"}}},
-                    {"return": {"value": "v"}},
-                ],
-            }
-        ],
-        "hooks": [],
-        "state": {},
-    }
+    return one_question(
+        agent_id, executor=executor, lead="on it", tool_input={"k": 1}, reason={"why": "x"}, value="v"
+    )
 
 
 class HangingServicer(HarnessServicer):

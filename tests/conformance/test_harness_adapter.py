@@ -263,3 +263,17 @@ def test_invocation_and_model_events_are_traced(client):
     i = kinds.index("model_call")
     assert kinds[i - 1] == "before_model_call"
     assert kinds[i + 1] == "after_model_call"
+
+
+def test_observers_see_restore_replies_too(client):
+    """The schema observer checks the trace events of restores, so RestoreAgent replies reach it."""
+    seen: list[tuple[str, dict]] = []
+    client.observers.append(lambda rpc, reply: seen.append((rpc, reply)))
+    agent = client.create_agent(tool_spec())
+    client.invoke(agent, {"prompt": "go"})
+    snap = client.take_snapshot(agent)
+    restored = client.restore_agent(snap["snapshot"], tool_spec(), model_turn_offset=1)
+    refused = client.restore_agent("not json at all", tool_spec())
+    restores = [reply for rpc, reply in seen if rpc == "RestoreAgent"]
+    assert [r.get("agent") for r in restores] == [restored["agent"], None]
+    assert restores[1]["error"] == refused["error"]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 from roc_conformance import wire
+from roc_conformance.pb import jsonmap
+from roc_conformance.pb.jsonmap import JsonMappingError
 from roc_conformance.pb.roc.conformance.v1 import harness_pb2 as hpb
 from roc_conformance.pb.roc.v1 import error_pb2
 
@@ -57,9 +59,10 @@ def test_enum_spellings_follow_the_spec():
     proto = wire.agent_spec_to_proto(FULL_SPEC)
     assert proto.executor == hpb.EXECUTOR_KIND_CONCURRENT
     assert proto.hooks[1].event == hpb.HOOK_EVENT_BEFORE_TOOL_CALL
-    err = wire.from_json({"code": "INTERRUPT_PENDING", "message": "m"}, error_pb2.Error())
+    err = jsonmap.to_proto("Error", {"code": "INTERRUPT_PENDING", "message": "m"})
+    assert isinstance(err, error_pb2.Error)
     assert err.code == error_pb2.ERROR_CODE_INTERRUPT_PENDING
-    assert wire.to_json(err) == {"code": "INTERRUPT_PENDING", "message": "m"}
+    assert jsonmap.from_proto(err) == {"code": "INTERRUPT_PENDING", "message": "m"}
 
 
 def test_integral_numbers_come_back_as_int_and_fractions_as_float():
@@ -77,11 +80,11 @@ def test_true_is_not_one_on_the_wire():
 
 
 def test_unknown_members_and_values_are_refused():
-    with pytest.raises(wire.WireError):
+    with pytest.raises(JsonMappingError):
         wire.agent_spec_to_proto({**FULL_SPEC, "surprise": 1})
-    with pytest.raises(wire.WireError):
+    with pytest.raises(JsonMappingError):
         wire.agent_spec_to_proto({**FULL_SPEC, "executor": "parallel"})
-    with pytest.raises(wire.WireError):
+    with pytest.raises(JsonMappingError):
         wire.agent_spec_to_proto({**FULL_SPEC, "hooks": [{"event": "before_tool_call", "steps": []}]})
 
 
@@ -105,6 +108,22 @@ def test_invoke_inputs_round_trip(inp):
     assert wire.invoke_input(wire.invoke_request("h", inp)) == inp
 
 
+def test_the_request_is_the_data_model_resume_input_on_the_wire():
+    """Only the harness's unwrapped list differs; the proto is the data model's ResumeInput."""
+    answers = [{"interruptId": "i", "response": 0}]
+    req = wire.invoke_request("h", {"interruptResponses": answers})
+    assert jsonmap.from_proto(req.interrupt_responses) == [{"interruptResponse": answers[0]}]
+    assert jsonmap.from_proto(wire.invoke_request("h", {"content": [{"text": "a"}]})) == {
+        "agent": "h",
+        "content": [{"text": "a"}],
+    }
+
+
+def test_an_agent_spec_without_hooks_or_tools_omits_them():
+    spec = {"agentId": "a", "executor": "sequential", "model": {"turns": []}, "state": {}}
+    assert wire.agent_spec_from_proto(wire.agent_spec_to_proto({**spec, "hooks": [], "tools": []})) == spec
+
+
 def test_null_answer_and_missing_answer_stay_distinct():
     null = wire.invoke_request("h", {"interruptResponses": [{"interruptId": "i", "response": None}]})
     missing = wire.invoke_request("h", {"interruptResponses": [{"interruptId": "i"}]})
@@ -113,9 +132,9 @@ def test_null_answer_and_missing_answer_stay_distinct():
 
 
 def test_an_invoke_input_has_exactly_one_kind():
-    with pytest.raises(wire.WireError):
+    with pytest.raises(JsonMappingError):
         wire.invoke_request("h", {"prompt": "a", "content": []})
-    with pytest.raises(wire.WireError):
+    with pytest.raises(JsonMappingError):
         wire.invoke_request("h", {})
 
 
@@ -143,9 +162,9 @@ def test_every_trace_event_kind_round_trips():
     kinds = {f.name for f in hpb.TraceEvent.DESCRIPTOR.oneofs_by_name["event"].fields}
     assert kinds == {e["kind"] for e in TRACE}
     for event in TRACE:
-        assert wire.to_json(wire.from_json(event, hpb.TraceEvent())) == event
+        assert jsonmap.from_proto(jsonmap.to_proto("TraceEvent", event)) == event
 
 
 def test_unknown_trace_kind_is_refused():
-    with pytest.raises(wire.WireError):
-        wire.from_json({"kind": "teleport"}, hpb.TraceEvent())
+    with pytest.raises(JsonMappingError):
+        jsonmap.to_proto("TraceEvent", {"kind": "teleport"})

@@ -98,6 +98,8 @@ class CheckResult:
     duration: float = 0.0
     notes: list[str] = field(default_factory=list)
     fault_kind: str | None = None  # for ERROR from a HarnessFault: its kind (timeout, unavailable, ...)
+    vector: dict[str, Any] | None = None  # a FAIL of the state machine: the shrunk run as a static vector
+    counterexample_file: str | None = None  # where --save-counterexamples wrote ``vector``
 
     def to_json(self) -> dict[str, Any]:
         doc: dict[str, Any] = {
@@ -114,6 +116,8 @@ class CheckResult:
             doc["failedRequirements"] = list(self.failed_requirements)
         if self.counterexample:
             doc["counterexample"] = self.counterexample
+        if self.counterexample_file:
+            doc["counterexampleFile"] = self.counterexample_file
         if self.notes:
             doc["notes"] = list(self.notes)
         return doc

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from roc_conformance import scenarios as sc
 from roc_conformance.checks.base import Check, CheckContext
 from roc_conformance.checks.snapshots import snapshot_checks
 from roc_conformance.errors import ConformanceViolation
@@ -16,32 +17,7 @@ from roc_conformance.errors import ConformanceViolation
 
 def one_tool_scenario(agent_id: str = "explicit", *, executor: str = "sequential") -> dict[str, Any]:
     """A model that calls one tool which asks one question, then ends its turn."""
-    return {
-        "agentId": agent_id,
-        "executor": executor,
-        "model": {
-            "turns": [
-                {
-                    "content": [
-                        {"text": "checking"},
-                        {"toolUse": {"toolUseId": "t1", "name": "ask", "input": {"path": "a.txt"}}},
-                    ]
-                },
-                {"content": [{"text": "done"}]},
-            ]
-        },
-        "tools": [
-            {
-                "name": "ask",
-                "steps": [
-                    {"interrupt": {"name": "approve", "reason": {"why": "test"}}},
-                    {"return": {"value": "ok"}},
-                ],
-            }
-        ],
-        "hooks": [],
-        "state": {},
-    }
+    return sc.one_question(agent_id, executor=executor)
 
 
 def interrupted_agent(ctx: CheckContext, spec: dict[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -110,22 +86,16 @@ def check_error_shape(ctx: CheckContext) -> None:
 
 def check_cancel_true(ctx: CheckContext) -> None:
     """A cancel without a message (``true``) gives one non-empty text block, per tool and per batch."""
-    executor = "sequential" if "sequential-executor" in ctx.profiles else "concurrent"
+    executor = sc.executor_for(ctx.profiles)
     wrong: list[str] = []
     for event in ("BeforeToolCall", "BeforeTools"):
-        spec = {
-            "agentId": "cancel-true",
-            "executor": executor,
-            "model": {
-                "turns": [
-                    {"content": [{"toolUse": {"toolUseId": "t1", "name": "x", "input": {}}}]},
-                    {"content": [{"text": "done"}]},
-                ]
-            },
-            "tools": [{"name": "x", "steps": [{"return": {"value": "ran"}}]}],
-            "hooks": [{"event": event, "steps": [{"cancel": {}}]}],
-            "state": {},
-        }
+        spec = sc.agent_spec(
+            "cancel-true",
+            executor=executor,
+            turns=[sc.turn(sc.tool_use("t1", "x")), sc.turn(sc.text("done"))],
+            tools=[sc.tool("x", sc.returns("ran"))],
+            hooks=[sc.hook(event, sc.cancel())],
+        )
         agent = ctx.client.create_agent(spec)
         out = ctx.client.invoke(agent, {"prompt": "go"})
         results = [
@@ -180,7 +150,7 @@ def check_invocation_events(ctx: CheckContext) -> None:
     """BeforeInvocation / AfterInvocation bracket every accepted invocation; the prompt is appended between
     BeforeInvocation and the first model call; BeforeModelCall / AfterModelCall frame every model call."""
     hooks = "hooks" in ctx.profiles
-    executor = "sequential" if "sequential-executor" in ctx.profiles else "concurrent"
+    executor = sc.executor_for(ctx.profiles)
     wrong: dict[str, list[str]] = {}
     spec = {**one_tool_scenario("events", executor=executor)}
     spec["hooks"] = [{"event": "AfterToolCall", "steps": []}, {"event": "AfterToolCall", "steps": []}]
@@ -235,7 +205,7 @@ def check_invocation_events(ctx: CheckContext) -> None:
 
 
 def check_empty_name(ctx: CheckContext) -> None:
-    executor = "sequential" if "sequential-executor" in ctx.profiles else "concurrent"
+    executor = sc.executor_for(ctx.profiles)
     spec = one_tool_scenario("empty-name", executor=executor)
     spec["tools"] = [{"name": "ask", "steps": [{"interrupt": {"name": ""}}, {"return": {}}]}]
     out = ctx.client.invoke(ctx.client.create_agent(spec), {"prompt": "go"})
@@ -247,7 +217,7 @@ def check_empty_name(ctx: CheckContext) -> None:
 
 def check_direct_call_hooks(ctx: CheckContext) -> None:
     """A BeforeToolCall interrupt on a direct call, if the hook fires at all, fails the call."""
-    executor = "sequential" if "sequential-executor" in ctx.profiles else "concurrent"
+    executor = sc.executor_for(ctx.profiles)
     spec = one_tool_scenario("direct-hooks", executor=executor)
     spec["tools"] = [{"name": "plain", "steps": [{"return": {"value": 1}}]}]
     spec["hooks"] = [{"event": "BeforeToolCall", "steps": [{"interrupt": {"name": "gate"}}]}]

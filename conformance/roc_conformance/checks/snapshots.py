@@ -5,13 +5,14 @@ documents it must refuse, and a snapshot written by *another* implementation tha
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from roc_conformance import scenarios as sc
+from roc_conformance.canonical import canonical_bytes, input_digest, snapshot_mac
 from roc_conformance.checks.base import Check, CheckContext
 from roc_conformance.errors import ConformanceViolation
 
@@ -88,44 +89,21 @@ def _validate_snapshot(doc: Any) -> list[str]:
     ]
 
 
-def _canonical(value: Any) -> bytes:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-
-
 def two_tool_scenario(agent_id: str = "snap", executor: str = "sequential") -> dict[str, Any]:
     """t1 asks a question, t2 completes at once (so the snapshot holds a preserved result)."""
-    return {
-        "agentId": agent_id,
-        "executor": executor,
-        "model": {
-            "turns": [
-                {
-                    "content": [
-                        {"text": "two tools"},
-                        {"toolUse": {"toolUseId": "t2", "name": "plain", "input": {"n": 2}}},
-                        {"toolUse": {"toolUseId": "t1", "name": "ask", "input": {"path": "a.txt"}}},
-                    ]
-                },
-                {"content": [{"text": "done"}]},
-            ]
-        },
-        "tools": [
-            {
-                "name": "ask",
-                "steps": [
-                    {"interrupt": {"name": "approve", "reason": {"path": "a.txt"}}},
-                    {"return": {"value": "asked"}},
-                ],
-            },
-            {"name": "plain", "steps": [{"return": {"value": "plain"}}]},
-        ],
-        "hooks": [],
-        "state": {"user": "u1"},
-    }
+    return sc.one_question(
+        agent_id,
+        executor=executor,
+        lead="two tools",
+        reason={"path": "a.txt"},
+        value="asked",
+        before=[("t2", "plain", {"n": 2}, "plain")],
+        state={"user": "u1"},
+    )
 
 
 def _executor(ctx: CheckContext) -> str:
-    return "sequential" if "sequential-executor" in ctx.profiles else "concurrent"
+    return sc.executor_for(ctx.profiles)
 
 
 def _interrupt(ctx: CheckContext, spec: dict[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -204,20 +182,20 @@ def check_snapshot_document(ctx: CheckContext) -> None:
         if want is None:
             continue
         for member in ("name", "reason", "source"):
-            if _canonical(item.get(member)) != _canonical(want.get(member)):
+            if canonical_bytes(item.get(member)) != canonical_bytes(want.get(member)):
                 add(SNAP_INTERRUPTS, []).append(
                     f"{item.get('id')}: {member} differs from the reported interrupt"
                 )
         if "response" in item:
             add(SNAP_INTERRUPTS, []).append(f"{item.get('id')}: an unanswered interrupt carries a response")
         digest = item.get("inputDigest")
-        want_digest = "sha256:" + hashlib.sha256(_canonical({"path": "a.txt"})).hexdigest()
+        want_digest = input_digest({"path": "a.txt"})
         if digest is None:
             add(SNAP_DIGEST, []).append(f"{item.get('id')}: tool-bound interrupt without inputDigest")
         elif digest != want_digest:
             add(SNAP_CANONICAL, []).append(f"inputDigest {digest} is not the canonical digest {want_digest}")
     pending = state.get("pendingToolExecution") or {}
-    if _canonical(pending.get("assistantMessage")) != _canonical(result["message"]):
+    if canonical_bytes(pending.get("assistantMessage")) != canonical_bytes(result["message"]):
         add(SNAP_PENDING, []).append(
             "pendingToolExecution.assistantMessage is not the interrupted assistant message"
         )
@@ -225,7 +203,7 @@ def check_snapshot_document(ctx: CheckContext) -> None:
     if completed != ["t2"]:
         add(SNAP_PENDING, []).append(f"completedToolResults hold {completed}, expected exactly ['t2']")
     agent_doc = doc.get("agent") or {}
-    if agent_doc.get("agentId") != "snap" or _canonical(agent_doc.get("messages")) != _canonical(
+    if agent_doc.get("agentId") != "snap" or canonical_bytes(agent_doc.get("messages")) != canonical_bytes(
         out["messages"]
     ):
         add(SNAP_AGENT, []).append("agent.agentId / agent.messages differ from the agent's id and history")
@@ -233,7 +211,7 @@ def check_snapshot_document(ctx: CheckContext) -> None:
         add(SNAP_AGENT, []).append(
             f"agent.state is {agent_doc.get('state')!r}, the agent holds {out.get('state')!r}"
         )
-    if _canonical(_strip_volatile(doc)) != _canonical(_strip_volatile(again)):
+    if canonical_bytes(_strip_volatile(doc)) != canonical_bytes(_strip_volatile(again)):
         add(SNAP_NO_EFFECT, []).append(
             "a second snapshot differs from the first: taking one changed the agent"
         )
@@ -305,21 +283,20 @@ def spec_for_snapshot(doc: dict[str, Any], executor: str) -> dict[str, Any]:
     hooks: list[dict[str, Any]] = []
     for item in state.get("interrupts") or []:
         source = item.get("source") or {} if isinstance(item, dict) else {}
-        step = {"interrupt": {"name": item.get("name", "")}}
+        step = sc.interrupt(item.get("name", ""))
         if source.get("kind") == "tool" and source.get("toolName") in tools:
             tools[source["toolName"]].append(step)
         elif source.get("kind") == "before_tool_call":
             hooks.append({"event": "BeforeToolCall", "toolName": source.get("toolName"), "steps": [step]})
         elif source.get("kind") == "before_tools":
-            hooks.append({"event": "BeforeTools", "steps": [step]})
-    return {
-        "agentId": str(agent.get("agentId") or "agent"),
-        "executor": executor,
-        "model": {"turns": [{"content": [{"text": "done"}]}]},
-        "tools": [{"name": n, "steps": [*steps, {"return": {"value": "ran"}}]} for n, steps in tools.items()],
-        "hooks": hooks,
-        "state": {},
-    }
+            hooks.append(sc.hook("BeforeTools", step))
+    return sc.agent_spec(
+        str(agent.get("agentId") or "agent"),
+        executor=executor,
+        turns=[sc.turn(sc.text("done"))],
+        tools=[sc.tool(n, *steps, sc.returns("ran")) for n, steps in tools.items()],
+        hooks=hooks,
+    )
 
 
 def check_frozen_invalid(ctx: CheckContext) -> None:
@@ -425,7 +402,7 @@ def check_session_round_trip(ctx: CheckContext) -> None:
     if restored.get("trace"):
         wrong.setdefault(SESSION_QUIET_RESTORE, []).append(f"restoring fired {restored['trace']}")
     again = _take(ctx, restored["agent"])
-    if _canonical(_strip_volatile(again)) != _canonical(_strip_volatile(doc)):
+    if canonical_bytes(_strip_volatile(again)) != canonical_bytes(_strip_volatile(doc)):
         wrong.setdefault(SESSION_IDEMPOTENT, []).append("the snapshot of the restored agent differs")
     answers = {
         "interruptResponses": [
@@ -438,7 +415,7 @@ def check_session_round_trip(ctx: CheckContext) -> None:
         wrong.setdefault(SESSION_SAME_IDS, []).append(
             f"the restored agent refused the original ids: {b['error']}"
         )
-    elif _canonical(_outcome(a)) != _canonical(_outcome(b)):
+    elif canonical_bytes(_outcome(a)) != canonical_bytes(_outcome(b)):
         wrong.setdefault(SESSION_SAME_OUTCOME, []).append(
             f"original {json.dumps(_outcome(a))[:1200]} vs restored {json.dumps(_outcome(b))[:1200]}"
         )
@@ -461,15 +438,12 @@ def foreign_snapshot(*, b_answer: Any = None) -> dict[str, Any]:
         + [{"toolUse": {"toolUseId": u, "name": n, "input": i}} for u, n, i in uses],
     }
 
-    def digest(value: Any) -> str:
-        return "sha256:" + hashlib.sha256(_canonical(value)).hexdigest()
-
     b: dict[str, Any] = {
         "id": FOREIGN_B,
         "name": "confirm",
         "reason": "sure?",
         "source": {"kind": "tool", "toolUseId": "t3", "toolName": "confirm"},
-        "inputDigest": digest({"x": True}),
+        "inputDigest": input_digest({"x": True}),
     }
     if b_answer is not None:
         b["response"] = b_answer
@@ -491,7 +465,7 @@ def foreign_snapshot(*, b_answer: Any = None) -> dict[str, Any]:
                     "name": "approve",
                     "reason": {"path": "a.txt"},
                     "source": {"kind": "tool", "toolUseId": "t1", "toolName": "ask"},
-                    "inputDigest": digest({"path": "a.txt"}),
+                    "inputDigest": input_digest({"path": "a.txt"}),
                 },
                 b,
             ],
@@ -510,21 +484,16 @@ def foreign_snapshot(*, b_answer: Any = None) -> dict[str, Any]:
 
 
 def foreign_spec(executor: str) -> dict[str, Any]:
-    return {
-        "agentId": "foreign",
-        "executor": executor,
-        "model": {"turns": [{"content": [{"text": "unused"}]}, {"content": [{"text": "done"}]}]},
-        "tools": [
-            {"name": "ask", "steps": [{"interrupt": {"name": "approve"}}, {"return": {"value": "asked"}}]},
-            {
-                "name": "confirm",
-                "steps": [{"interrupt": {"name": "confirm"}}, {"return": {"value": "confirmed"}}],
-            },
-            {"name": "plain", "steps": [{"return": {"value": "plain"}}]},
+    return sc.agent_spec(
+        "foreign",
+        executor=executor,
+        turns=[sc.turn(sc.text("unused")), sc.turn(sc.text("done"))],
+        tools=[
+            sc.tool("ask", sc.interrupt("approve"), sc.returns("asked")),
+            sc.tool("confirm", sc.interrupt("confirm"), sc.returns("confirmed")),
+            sc.tool("plain", sc.returns("plain")),
         ],
-        "hooks": [],
-        "state": {},
-    }
+    )
 
 
 def _results(out: dict[str, Any]) -> dict[str, Any]:
@@ -604,7 +573,7 @@ def check_frozen_valid(ctx: CheckContext) -> None:
             wrong.setdefault(PORTABLE_RESTORE, []).append(f"{path.name}: refused with {out.get('error')}")
             continue
         again = _take(ctx, out["agent"])
-        if _canonical(_strip_volatile(again)) != _canonical(_strip_volatile(doc)):
+        if canonical_bytes(_strip_volatile(again)) != canonical_bytes(_strip_volatile(doc)):
             wrong.setdefault(SESSION_IDEMPOTENT, []).append(
                 f"{path.name}: the snapshot after restoring differs"
             )
@@ -629,15 +598,6 @@ INTEGRITY_KEY = {"keyId": "roc-examples-2026", "secret": "roc-example-key-not-se
 """The public example key of spec/examples/Snapshot (tests only)."""
 
 
-def _mac(doc: dict[str, Any], secret: str) -> str:
-    import base64
-    import hmac
-
-    body = {k: v for k, v in doc.items() if k != "integrity"}
-    tag = hmac.new(secret.encode("utf-8"), _canonical(body), hashlib.sha256).digest()
-    return base64.urlsafe_b64encode(tag).rstrip(b"=").decode("ascii")
-
-
 def check_integrity(ctx: CheckContext) -> None:
     spec = {**two_tool_scenario(executor=_executor(ctx)), "integrity": dict(INTEGRITY_KEY)}
     agent, _ = _interrupt(ctx, spec)
@@ -646,7 +606,7 @@ def check_integrity(ctx: CheckContext) -> None:
     tag = doc.get("integrity") or {}
     if tag.get("alg") != "HMAC-SHA256" or tag.get("keyId") != INTEGRITY_KEY["keyId"]:
         wrong.setdefault(SEC_SIGN, []).append(f"integrity member is {tag!r}")
-    elif tag.get("mac") != _mac(doc, INTEGRITY_KEY["secret"]):
+    elif tag.get("mac") != snapshot_mac(doc, INTEGRITY_KEY["secret"]):
         wrong.setdefault(SEC_SIGN, []).append("integrity.mac is not the HMAC-SHA256 of the canonical form")
     unsigned = {k: v for k, v in doc.items() if k != "integrity"}
     tampered = copy.deepcopy(doc)
@@ -710,7 +670,7 @@ def check_session_store(ctx: CheckContext) -> None:
     if not isinstance(stored1, dict):
         raise ConformanceViolation(SESSION_STORED_CURRENT, "the store holds nothing after an invocation")
     taken = _take(ctx, a)
-    if _canonical(_strip_volatile(stored1)) != _canonical(_strip_volatile(taken)):
+    if canonical_bytes(_strip_volatile(stored1)) != canonical_bytes(_strip_volatile(taken)):
         wrong.setdefault(SESSION_STORED_CURRENT, []).append("after the interrupt the store lags the agent")
     rev1 = stored1.get("revision")
     if not isinstance(rev1, int) or rev1 < 0:
@@ -722,13 +682,13 @@ def check_session_store(ctx: CheckContext) -> None:
     if _ran(stale):
         wrong.setdefault(SESSION_CONFLICT_CLEAN, []).append(f"the conflicting invocation ran {_ran(stale)}")
         wrong.setdefault(SESSION_SAVE_FIRST, []).append("the model or a unit ran before the failed save")
-    if _canonical(_stored(ctx, a)) != _canonical(stored1):
+    if canonical_bytes(_stored(ctx, a)) != canonical_bytes(stored1):
         wrong.setdefault(SESSION_CAS, []).append("the failed save changed what the store holds")
     iid = first["result"]["interrupts"][0]["id"] if first.get("result", {}).get("interrupts") else "none"
     done = ctx.client.invoke(a, {"interruptResponses": [{"interruptId": iid, "response": "y"}]})
     stored2 = _stored(ctx, a)
     if "result" in done and isinstance(stored2, dict):
-        if _canonical(_strip_volatile(stored2)) != _canonical(_strip_volatile(_take(ctx, a))):
+        if canonical_bytes(_strip_volatile(stored2)) != canonical_bytes(_strip_volatile(_take(ctx, a))):
             wrong.setdefault(SESSION_STORED_CURRENT, []).append("after the result the store lags the agent")
         rev2 = stored2.get("revision")
         if not isinstance(rev2, int) or not isinstance(rev1, int) or rev2 <= rev1:
@@ -867,7 +827,7 @@ def check_portable_to_peer(ctx: CheckContext) -> None:
             continue
         mine = ctx.client.invoke(agent, answers)
         theirs = peer.invoke(restored["agent"], answers)
-        if _canonical(_outcome(mine)) != _canonical(_outcome(theirs)):
+        if canonical_bytes(_outcome(mine)) != canonical_bytes(_outcome(theirs)):
             wrong.append(
                 f"{executor}: here {json.dumps(_outcome(mine))[:800]} vs peer "
                 f"{json.dumps(_outcome(theirs))[:800]}"

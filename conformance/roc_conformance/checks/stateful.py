@@ -40,10 +40,20 @@ def machine_requirements() -> tuple[str, ...]:
     return tuple(dict.fromkeys(str(r) for r in declared))
 
 
+def run_machine(cls: Any, settings: Any, seed: int | None) -> None:
+    """Run a state machine class as a test; with ``seed``, its random examples come from that seed."""
+    from hypothesis import seed as fixed_seed
+    from hypothesis.stateful import get_state_machine_test, run_state_machine_as_test
+
+    if seed is None:
+        run_state_machine_as_test(cls, settings=settings)
+        return
+    # run_state_machine_as_test takes no seed; the test it builds does, like any @given test.
+    fixed_seed(seed)(get_state_machine_test(cls, settings=settings))()
+
+
 def _runner(name: str, executor_profile: str) -> Any:
     def run(ctx: CheckContext) -> None:
-        from hypothesis.stateful import run_state_machine_as_test
-
         machine = _module("roc_conformance.machine")
         if machine is None:
             raise RuntimeError("roc_conformance.machine is not available")
@@ -55,7 +65,7 @@ def _runner(name: str, executor_profile: str) -> Any:
         else:
             cls = machine.build_machine(client, profiles)
         with shrink_budget(ctx.settings.shrink_seconds):
-            run_state_machine_as_test(cls, settings=ctx.settings.hypothesis())
+            run_machine(cls, ctx.settings.hypothesis(), ctx.settings.seed)
 
     return run
 

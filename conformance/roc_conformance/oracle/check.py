@@ -55,13 +55,16 @@ class Violation(ConformanceViolation):
 
 
 def merge(
-    violations: list[Violation], context: str = "", counterexample: str | None = None
+    violations: list[Violation],
+    context: str = "",
+    counterexample: str | None = None,
+    vector: dict[str, JSON] | None = None,
 ) -> ConformanceViolation:
     """One violation naming every requirement the findings break (for a single raise)."""
     ids = tuple(dict.fromkeys(i for v in violations for i in v.requirements))
     detail = "\n".join(f"- [{', '.join(v.requirements)}] {v.message}" for v in violations)
     return ConformanceViolation(
-        ids, f"{context}\n{detail}" if context else detail, counterexample=counterexample
+        ids, f"{context}\n{detail}" if context else detail, counterexample=counterexample, vector=vector
     )
 
 

@@ -10,6 +10,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from roc_conformance.canonical import canonical_text
+
 JSON = Any
 Executor = Literal["sequential", "concurrent"]
 HookEvent = Literal["BeforeToolCall", "BeforeTools", "AfterToolCall", "AfterTools"]
@@ -122,22 +124,9 @@ def tool_uses(content: tuple[dict[str, JSON], ...] | list[dict[str, JSON]]) -> l
     return [b["toolUse"] for b in content if "toolUse" in b]
 
 
-def normalize(value: JSON) -> JSON:
-    """Integral floats become ints: JSON carried through protobuf ``Value`` turns 1 into 1.0."""
-    if isinstance(value, bool) or value is None or isinstance(value, str | int):
-        return value
-    if isinstance(value, float):
-        return int(value) if value.is_integer() else value
-    if isinstance(value, list | tuple):
-        return [normalize(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): normalize(v) for k, v in value.items()}
-    return value
-
-
 def canonical(value: JSON) -> str:
-    """Canonical JSON text of the normalized value — JSON equality that keeps 0 != false."""
-    return json.dumps(normalize(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """The spec's canonical JSON text (§8.2): JSON equality that keeps 0 != false and 1 == 1.0."""
+    return canonical_text(value)
 
 
 def json_equal(a: JSON, b: JSON) -> bool:

@@ -13,7 +13,8 @@ gaps; proto/README.md states them with their rationale:
    scalars, messages, oneofs): so empty arrays, ``false`` and ``0`` survive the round trip.
 3. A required member whose JSON value can be ``null`` (``interruptState.pendingToolExecution``) is an
    unset message field in proto; the mapping writes it back as ``null``.
-4. A type whose JSON form is a bare array (``ResumeInput``) is a message with one repeated field.
+4. A type whose JSON form is a bare array (``ResumeInput``) is a message with one repeated field;
+   it is a bare array wherever it appears, also as a member of another message.
 5. Numbers inside arbitrary JSON (``google.protobuf.Value``/``Struct``) are IEEE doubles. ``to_proto``
    refuses integers outside +-(2**53 - 1) and non-finite numbers instead of rounding them;
    ``from_proto`` writes integral values in that range as integers. JSON numbers therefore compare
@@ -26,6 +27,7 @@ Two more rules serve the harness types of ``roc.conformance.v1``:
    arm goes into ``kind`` and the arm's members sit beside it.
 7. ``AgentSpec.tools`` and ``AgentSpec.hooks`` are optional in JSON (absent means empty) and are
    omitted when empty.
+8. ``ContentInput`` (the ``content`` invoke input) is a bare array of content blocks, as in rule 4.
 
 Errors are values: every refusal raises ``JsonMappingError``.
 """
@@ -97,7 +99,10 @@ _NULLABLE: Final[frozenset[tuple[str, str]]] = frozenset(
     {("roc.v1.InterruptState", "pending_tool_execution")}
 )
 # Rule 4: messages whose JSON form is the bare array of their single repeated field.
-_ARRAY_WRAPPERS: Final[Mapping[str, str]] = {"roc.v1.ResumeInput": "responses"}
+_ARRAY_WRAPPERS: Final[Mapping[str, str]] = {
+    "roc.v1.ResumeInput": "responses",
+    "roc.conformance.v1.ContentInput": "blocks",  # rule 8
+}
 # Rule 6: messages whose JSON form flattens their oneof: {"<discriminator>": "<arm name>", ...arm}.
 _FLATTENED_ONEOFS: Final[Mapping[str, str]] = {"roc.conformance.v1.TraceEvent": "kind"}
 # Rule 7: optional JSON arrays (absent means empty); omitted when empty.
@@ -227,11 +232,6 @@ def to_proto(type_name: str, json_doc: Any) -> Message:
     """Parse a JSON document (as ``json.loads`` returns it) into the proto message of ``type_name``."""
     cls = message_class(type_name)
     descriptor = cast(Descriptor, cls.DESCRIPTOR)
-    wrapped = _ARRAY_WRAPPERS.get(descriptor.full_name)
-    if wrapped is not None:
-        if not isinstance(json_doc, list):
-            raise JsonMappingError(f"{type_name} is a JSON array, got {type(json_doc).__name__}")
-        json_doc = {descriptor.fields_by_name[wrapped].json_name: json_doc}
     prepared = _prepare_message(descriptor, json_doc, type_name)
     try:
         return json_format.ParseDict(prepared, cls())
@@ -240,6 +240,11 @@ def to_proto(type_name: str, json_doc: Any) -> Message:
 
 
 def _prepare_message(descriptor: Descriptor, doc: Any, path: str) -> dict[str, Any]:
+    wrapped = _ARRAY_WRAPPERS.get(descriptor.full_name)
+    if wrapped is not None:  # rule 4: the bare array is the message's one repeated field
+        if not isinstance(doc, list):
+            raise JsonMappingError(f"{path}: {descriptor.name} is a JSON array, got {type(doc).__name__}")
+        doc = {descriptor.fields_by_name[wrapped].json_name: doc}
     if not isinstance(doc, dict):
         raise JsonMappingError(f"{path}: expected an object, got {type(doc).__name__}")
     discriminator = _FLATTENED_ONEOFS.get(descriptor.full_name)
@@ -337,14 +342,14 @@ def from_proto(message: Message) -> Any:
         raw = json_format.MessageToDict(message, always_print_fields_with_no_presence=True)
     except (json_format.SerializeToJsonError, ValueError) as exc:
         raise JsonMappingError(f"{descriptor.full_name}: {exc}") from None
-    doc = _restore_message(descriptor, raw, descriptor.name)
+    return _restore_message(descriptor, raw, descriptor.name)
+
+
+def _restore_message(descriptor: Descriptor, raw: dict[str, Any], path: str) -> Any:
     wrapped = _ARRAY_WRAPPERS.get(descriptor.full_name)
-    if wrapped is not None:
-        return doc[descriptor.fields_by_name[wrapped].json_name]
-    return doc
-
-
-def _restore_message(descriptor: Descriptor, raw: dict[str, Any], path: str) -> dict[str, Any]:
+    if wrapped is not None:  # rule 4
+        field = descriptor.fields_by_name[wrapped]
+        return _restore_field(field, raw.get(field.json_name, []), f"{path}.{field.json_name}")
     fields = _fields_by_json_name(descriptor)
     doc = {key: _restore_field(fields[key], value, f"{path}.{key}") for key, value in raw.items()}
     for field in descriptor.fields:

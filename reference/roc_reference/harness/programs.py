@@ -15,10 +15,11 @@ answers its ``interrupt`` steps receive. Scenario semantics (conformance/README.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from roc_conformance.canonical import canonical_text
 
 TOOL_OPS = frozenset({"interrupt", "return", "fail", "skipIfState", "setState"})
 HOOK_OPS = frozenset({"interrupt", "cancel", "cancelIf", "skipIfState", "setState"})
@@ -32,13 +33,9 @@ class ScenarioError(ValueError):
     """The scenario cannot be built (an adapter-side refusal, reported as harness_error)."""
 
 
-def canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
 def json_equal(a: Any, b: Any) -> bool:
     """JSON equality: ``true`` is not ``1``; ``1`` and ``1.0`` are the same number."""
-    return canonical(a) == canonical(b)
+    return canonical_text(a) == canonical_text(b)
 
 
 @dataclass(frozen=True)

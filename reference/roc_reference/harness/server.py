@@ -13,10 +13,12 @@ import threading
 import traceback
 import uuid
 from concurrent import futures
-from typing import Any
+from typing import Any, cast
 
 import grpc
 from roc_conformance import wire
+from roc_conformance.pb import jsonmap
+from roc_conformance.pb.jsonmap import JsonMappingError
 from roc_conformance.pb.roc.conformance.v1 import harness_pb2 as hpb
 from roc_conformance.pb.roc.conformance.v1 import harness_pb2_grpc as hgrpc
 
@@ -37,9 +39,7 @@ def _harness_error(message: str, details: str = "") -> hpb.HarnessError:
 
 
 def _roc_error(exc: RocError) -> Any:
-    from roc_conformance.pb.roc.v1 import error_pb2
-
-    return wire.from_json(exc.to_json(), error_pb2.Error())
+    return jsonmap.to_proto("Error", exc.to_json())
 
 
 class HarnessServicer(hgrpc.HarnessServiceServicer):
@@ -89,7 +89,7 @@ class HarnessServicer(hgrpc.HarnessServiceServicer):
             built = build_agent(spec, self.stores)
         except RocError as exc:  # the runtime refused (a bad session id, an unloadable stored snapshot)
             return hpb.CreateAgentResponse(error=_roc_error(exc))
-        except (ScenarioError, wire.WireError) as exc:
+        except (ScenarioError, JsonMappingError) as exc:
             return hpb.CreateAgentResponse(harness_error=_harness_error(f"cannot build scenario: {exc}"))
         except Exception as exc:
             return hpb.CreateAgentResponse(harness_error=_harness_error(repr(exc), traceback.format_exc()))
@@ -101,7 +101,7 @@ class HarnessServicer(hgrpc.HarnessServiceServicer):
             return hpb.InvokeResponse(harness_error=_harness_error(f"unknown agent handle {request.agent!r}"))
         try:
             inp = wire.invoke_input(request)
-        except wire.WireError as exc:
+        except JsonMappingError as exc:
             return hpb.InvokeResponse(harness_error=_harness_error(f"bad input: {exc}"))
         built.trace.take()
         built.trace.emit("invocation_start")
@@ -126,7 +126,7 @@ class HarnessServicer(hgrpc.HarnessServiceServicer):
             doc["trace"] = built.trace.take()
             doc["messages"] = [m.to_json() for m in built.agent.messages]
             doc["state"] = built.agent.state.to_dict()
-            return wire.invoke_response_from_json(doc)
+            return cast(hpb.InvokeResponse, jsonmap.to_proto("roc.conformance.v1.InvokeResponse", doc))
         except Exception as exc:
             return hpb.InvokeResponse(
                 harness_error=_harness_error(f"cannot encode reply: {exc!r}", traceback.format_exc())
@@ -172,7 +172,7 @@ class HarnessServicer(hgrpc.HarnessServiceServicer):
     ) -> hpb.RestoreAgentResponse:
         try:
             spec = wire.agent_spec_from_proto(request.spec)
-        except wire.WireError as exc:
+        except JsonMappingError as exc:
             return hpb.RestoreAgentResponse(harness_error=_harness_error(f"bad scenario: {exc}"))
         try:
             snapshot: Any = json.loads(request.snapshot_json)
@@ -186,10 +186,9 @@ class HarnessServicer(hgrpc.HarnessServiceServicer):
             return hpb.RestoreAgentResponse(harness_error=_harness_error(f"cannot build scenario: {exc}"))
         except Exception as exc:
             return hpb.RestoreAgentResponse(harness_error=_harness_error(repr(exc), traceback.format_exc()))
-        reply = hpb.RestoreAgentResponse(agent=self._add(built))
-        for event in built.trace.take():
-            wire.from_json(event, reply.trace.add())
-        return reply
+        doc = {"agent": self._add(built), "trace": built.trace.take()}
+        reply = jsonmap.to_proto("roc.conformance.v1.RestoreAgentResponse", doc)
+        return cast(hpb.RestoreAgentResponse, reply)
 
     def DisposeAgent(
         self, request: hpb.DisposeAgentRequest, context: grpc.ServicerContext
