@@ -1302,6 +1302,14 @@ vector(
     "spec ROC-TOOL-009",
 )
 
-for v in VECTORS:
-    (OUT / f"{v['id']}.json").write_text(json.dumps(v, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-print(f"wrote {len(VECTORS)} vectors to {OUT}")
+
+
+def rendered() -> dict[str, str]:
+    """File name -> exact file text of every vector (the committed files must equal this)."""
+    return {f"{v['id']}.json": json.dumps(v, indent=2, ensure_ascii=False) + "\n" for v in VECTORS}
+
+
+if __name__ == "__main__":
+    for name, body in rendered().items():
+        (OUT / name).write_text(body, encoding="utf-8")
+    print(f"wrote {len(VECTORS)} vectors to {OUT}")
