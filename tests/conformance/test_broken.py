@@ -3,6 +3,11 @@ the unpatched reference runtime passes the same checks.
 
 Each fixture monkeypatches one rule of the reference runtime, served in process through the reference
 harness adapter; the suite then runs the static vectors and the state machine against it.
+
+Why "at least" and not "exactly": one wrong behaviour is observable under several rules at once (a model
+call on resume also breaks the stop rule and the trace of the events that follow it), so the set of
+requirements a fixture fails is wider than the one rule it breaks. What pins the attribution is the pair of
+tests below: the fixture's named requirements are among its failures, and the unpatched reference fails none.
 """
 
 from __future__ import annotations
