@@ -290,7 +290,7 @@ def check_interrupts(outcome: Outcome, got: list[Any], binder: IdBinder, out: li
                 Violation(
                     [
                         reqs.INTERRUPT_FIELDS,
-                        *([reqs.PARTIAL_SAME, reqs.REASON_KEPT] if outcome.resumed else []),
+                        *([reqs.PARTIAL_SAME] if outcome.resumed else []),
                     ],
                     f"{key}: reason {_short(item.get('reason'))} != {_short(exp.reason)}",
                 )

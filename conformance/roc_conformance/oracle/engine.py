@@ -540,8 +540,6 @@ class OracleAgent:
             if key not in self.interrupts:
                 self.interrupts[key] = Registered(key, copy.deepcopy(reason), source)
             keys.append(key)
-            if key in self.interrupts and self.interrupts[key].reason is not MISSING:
-                self._exercised.add(reqs.REASON_KEPT)
             if (key[0], key[2]) in self.consumed_names:
                 self._exercised.add(reqs.CONSUMED_NOT_DELIVERED)  # same raise point as a consumed answer
         names = [(k[0], k[2]) for k in keys]

@@ -114,7 +114,6 @@ EXTRA_REQUIREMENTS: dict[str, list[str]] = {
     "tool-interrupt-approve": [R.RESULT_MESSAGE, R.NOT_AN_ERROR],
     "concurrent-completion": [R.EXEC_CONC_NO_CANCEL, R.EXEC_CONC_WAITS],
     "trust-remembered-after-restore": [R.SESSION_ANSWERS, R.SESSION_KEPT],
-    "partial-answers": [R.REASON_KEPT],
     "partial-answers-across-restores": [R.SESSION_ANSWERS, R.SESSION_ID, R.SESSION_PRESERVED],
     "direct-tool-call": [R.DIRECT_RUNS, R.DIRECT_RECORDED],
     "sequential-stop": [R.EVENT_ORDER],
