@@ -16,8 +16,8 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/roc-conformance run --target reference --peer reference --report-dir reports
 
-## test: linters, type checker, spec checks, buf lint (when node is present), and the whole pytest suite
-test: lint typecheck spec buf pytest
+## test: linters, type checker, spec checks, buf lint (when node is present), the whole pytest suite, the docs build
+test: lint typecheck spec buf pytest docs
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

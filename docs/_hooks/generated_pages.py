@@ -96,8 +96,12 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
         ("proto.md", _proto_page()),
         ("conformance.md", _conformance_page()),
         ("results.md", _results_page()),
-        ("report.schema.json", (ROOT / "conformance" / "report.schema.json").read_text(encoding="utf-8")),
     )
     for uri, content in pages:
         files.append(File.generated(config, uri, content=content))
+    # Files of conformance/ that its README links to (schemas), published beside the page that links them.
+    for target in re.findall(r"\]\((?!\.\./|https?:|#)([^)#]+)\)", _conformance_page()):
+        source = ROOT / "conformance" / target
+        if source.is_file():
+            files.append(File.generated(config, target, content=source.read_text(encoding="utf-8")))
     return files
