@@ -106,12 +106,19 @@ class ToolUse(RocModel):
     """``{toolUseId, name, input}``: one tool call requested by the model.
 
     ``input`` is any JSON value (spec 2.3): usually an object of named arguments, but a snapshot from another
-    implementation can hold an array, a string, a number or null, and it is kept as written.
+    implementation can hold an array, a string, a number or null, and it is kept as written. The member is
+    required, as in the schema: a snapshot or message whose toolUse omits it is malformed (SNAPSHOT_INVALID
+    when loading), so ``input`` has no default here; ``ToolUse.of`` is the shorthand for code.
     """
 
     tool_use_id: str = Field(min_length=1)
     name: str
-    input: Any = Field(default_factory=dict)
+    input: Any
+
+    @classmethod
+    def of(cls, tool_use_id: str, name: str, /, **arguments: Any) -> ToolUse:
+        """Build a tool use in code: its ``input`` is the keyword arguments (``{}`` when none)."""
+        return cls(tool_use_id=tool_use_id, name=name, input=dict(arguments))
 
     @field_validator("input")
     @classmethod

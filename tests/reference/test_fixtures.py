@@ -170,3 +170,24 @@ def test_reraised_foreign_interrupt_keeps_its_foreign_id() -> None:
     result = restored([answer("urn:other:1", "a")])
     assert [i.id for i in result.interrupts] == ["urn:other:2"]
     assert restored([answer("urn:other:2", "b")]).stop_reason == "end_turn"
+
+
+@pytest.mark.req("ROC-SNAP-009", "ROC-VER-009")
+@pytest.mark.parametrize("tool_use_id", ["L1", "P1"])
+def test_a_tool_use_without_input_is_refused(tool_use_id: str) -> None:
+    # The schema requires toolUse.input; a default filled in while loading would accept a damaged snapshot.
+    doc = json.loads((EXAMPLES / "valid" / "paused-tool-interrupt-preserved-result.json").read_text())
+    Agent.from_snapshot(json.loads(json.dumps(doc)), model=ScriptedModel([]))  # valid as frozen
+    blocks = doc["interruptState"]["pendingToolExecution"]["assistantMessage"]["content"]
+    use = next(b["toolUse"] for b in blocks if b.get("toolUse", {}).get("toolUseId") == tool_use_id)
+    del use["input"]
+    with pytest.raises(RocError) as info:
+        Agent.from_snapshot(doc, model=ScriptedModel([]))
+    assert info.value.code == ErrorCode.SNAPSHOT_INVALID
+
+
+def test_tool_use_of_fills_in_the_input_for_code() -> None:
+    from roc_reference.types import ToolUse
+
+    assert ToolUse.of("t1", "x").to_json() == {"toolUseId": "t1", "name": "x", "input": {}}
+    assert ToolUse.of("t1", "x", name="n").to_json()["input"] == {"name": "n"}
