@@ -2,7 +2,9 @@
 the unpatched reference runtime passes the same checks.
 
 Each fixture monkeypatches one rule of the reference runtime, served in process through the reference
-harness adapter; the suite then runs the static vectors and the state machine against it.
+harness adapter; the suite then runs the static vectors and the state machine against it, or, for a
+fixture that names ``CHECKS`` (a rule only an explicit check observes, such as stored revisions), those
+explicit checks.
 
 Why "at least" and not "exactly": one wrong behaviour is observable under several rules at once (a model
 call on resume also breaks the stop rule and the trace of the events that follow it), so the set of
@@ -19,10 +21,13 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis.stateful import run_state_machine_as_test
+from roc_conformance.checks import CheckContext, Status, all_checks
 from roc_conformance.client import HarnessClient
 from roc_conformance.errors import ConformanceViolation, find_violations
 from roc_conformance.machine import make_machine
 from roc_conformance.oracle.vectors import load_vectors, run_vector
+from roc_conformance.runner import run_check
+from roc_conformance.settings import CERTIFY
 
 ROOT = Path(__file__).resolve().parents[2]
 BROKEN = ROOT / "conformance" / "fixtures" / "broken"
@@ -81,6 +86,24 @@ def failed_requirements(client: HarnessClient) -> tuple[set[str], list[str]]:
     return failed, notes
 
 
+EXPLICIT = {c.name: c for c in all_checks() if c.kind == "explicit"}
+NAMED_CHECKS = sorted({c for n in NAMES for c in getattr(SUPPORT.load(n), "CHECKS", ())})
+
+
+def explicit_failures(client: HarnessClient, names: tuple[str, ...]) -> tuple[set[str], list[str]]:
+    """The requirements the named explicit checks find broken (a check that cannot run is a test error)."""
+    ctx = CheckContext(client=client, description=client.describe(), settings=CERTIFY)
+    failed: set[str] = set()
+    notes: list[str] = []
+    for name in names:
+        result = run_check(EXPLICIT[name], ctx)
+        assert result.status in (Status.PASS, Status.FAIL), f"{name}: {result.status} {result.message}"
+        failed |= set(result.failed_requirements)
+        if result.message:
+            notes.append(f"{name}: {result.message}")
+    return failed, notes
+
+
 def test_the_reference_passes_every_check():
     with serving() as (address, _):
         client = HarnessClient.connect(address)
@@ -100,13 +123,26 @@ def test_there_are_at_least_twelve_broken_fixtures():
         assert module.__doc__, name
 
 
+@pytest.mark.parametrize("name", NAMED_CHECKS)
+def test_the_reference_passes_the_explicit_checks_fixtures_name(name):
+    with serving() as (address, _):
+        client = HarnessClient.connect(address)
+        try:
+            failed, notes = explicit_failures(client, (name,))
+        finally:
+            client.close()
+    assert not failed, "\n".join(notes)
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_broken_fixture_is_caught(name):
     module = SUPPORT.load(name)
+    checks = tuple(getattr(module, "CHECKS", ()))
+    assert all(c in EXPLICIT for c in checks), f"{name} names unknown checks {checks}"
     with module.patch(), serving() as (address, _):
         client = HarnessClient.connect(address)
         try:
-            failed, _notes = failed_requirements(client)
+            failed, _notes = explicit_failures(client, checks) if checks else failed_requirements(client)
         finally:
             client.close()
     missing = set(module.BREAKS) - failed

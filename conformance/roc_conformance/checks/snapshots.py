@@ -14,51 +14,61 @@ from typing import Any
 from roc_conformance import scenarios as sc
 from roc_conformance.canonical import canonical_bytes, input_digest, snapshot_mac
 from roc_conformance.checks.base import Check, CheckContext
+from roc_conformance.checks.sessions import check_session_round_trip, check_session_store
+from roc_conformance.checks.snapshot_support import (
+    PORTABLE_FOREIGN_ID,
+    PORTABLE_RESTORE,
+    PORTABLE_WRITE,
+    SEC_ORDER,
+    SEC_SESSION_ID,
+    SEC_SIGN,
+    SEC_VERIFY,
+    SESSION_AGENT_ID,
+    SESSION_CAS,
+    SESSION_CONFLICT_CLEAN,
+    SESSION_IDEMPOTENT,
+    SESSION_NO_RERUN,
+    SESSION_QUIET_RESTORE,
+    SESSION_REUSE_ID,
+    SESSION_REVISIONS,
+    SESSION_SAME_IDS,
+    SESSION_SAME_OUTCOME,
+    SESSION_SAVE_FIRST,
+    SESSION_SAVE_POINTS,
+    SESSION_STORED_ANSWERS,
+    SESSION_STORED_CURRENT,
+    SNAP_ACTIVATED,
+    SNAP_AGENT,
+    SNAP_CANONICAL,
+    SNAP_DIGEST,
+    SNAP_INTERRUPTS,
+    SNAP_NO_EFFECT,
+    SNAP_PENDING,
+    SNAP_REFUSE_ACTIVATED,
+    SNAP_REFUSE_DANGLING,
+    SNAP_REFUSE_DIGEST,
+    SNAP_REFUSE_DUPLICATE,
+    SNAP_REFUSE_SCHEMA,
+    SNAP_REFUSE_TOOL_USE,
+    SNAP_SCHEMA,
+    VER_BAD_VERSION,
+    VER_CLOSED_MINOR,
+    VER_FROZEN_INVALID,
+    VER_LATER_MINOR,
+    VER_NO_AGENT,
+    VER_SNAPSHOT_VERSIONS,
+    VER_UNKNOWN_MAJOR,
+    VER_UNKNOWN_SPEC_MAJOR,
+    VER_WRITES_OWN,
+    executor_of,
+    fail_if,
+    interrupt_first,
+    outcome,
+    strip_volatile,
+    take_snapshot,
+    two_tool_scenario,
+)
 from roc_conformance.errors import ConformanceViolation
-
-# Requirement IDs (spec/08-sessions.md, 09-versioning.md, 10-security.md); one place for renumbering.
-SNAP_SCHEMA = "ROC-SNAP-001"  # a snapshot validates against the Snapshot schema
-SNAP_AGENT = "ROC-SNAP-002"  # agent member: id, history, state
-SNAP_ACTIVATED = "ROC-SNAP-003"  # activated iff interrupted
-SNAP_INTERRUPTS = "ROC-SNAP-004"  # exactly the pending interrupts, as reported
-SNAP_PENDING = "ROC-SNAP-005"  # pendingToolExecution: assistant message + exactly the preserved results
-SNAP_DIGEST = "ROC-SNAP-006"  # inputDigest on tool-bound interrupts
-SNAP_NO_EFFECT = "ROC-SNAP-007"  # taking a snapshot changes nothing
-SNAP_CANONICAL = "ROC-SNAP-008"  # digests over the canonical form
-SNAP_REFUSE_SCHEMA = "ROC-SNAP-009"
-SNAP_REFUSE_DANGLING = "ROC-SNAP-010"
-SNAP_REFUSE_ACTIVATED = "ROC-SNAP-011"
-SNAP_REFUSE_TOOL_USE = "ROC-SNAP-012"
-SNAP_REFUSE_DIGEST = "ROC-SNAP-013"
-SNAP_REFUSE_DUPLICATE = "ROC-SNAP-014"
-SESSION_SAME_OUTCOME = "ROC-SESSION-001"  # restored agent answers like the original
-SESSION_SAME_IDS = "ROC-SESSION-002"  # accepts responses keyed by the original ids
-SESSION_REUSE_ID = "ROC-SESSION-003"  # re-raise at a restored raise point uses the restored id
-SESSION_STORED_ANSWERS = "ROC-SESSION-004"  # stored answers delivered without resending
-SESSION_NO_RERUN = "ROC-SESSION-005"  # completedToolResults never run again
-SESSION_QUIET_RESTORE = "ROC-SESSION-006"  # restoring fires nothing
-SESSION_IDEMPOTENT = "ROC-SESSION-007"  # snapshot of a fresh restore equals the restored snapshot
-SESSION_AGENT_ID = "ROC-SESSION-008"  # agentId mismatch -> SNAPSHOT_INVALID
-PORTABLE_RESTORE = "ROC-SESSION-014"  # restores snapshots written elsewhere (frozen fixtures)
-PORTABLE_FOREIGN_ID = "ROC-SESSION-015"  # keeps ids another implementation minted
-VER_SNAPSHOT_VERSIONS = "ROC-VER-002"  # schemaVersion / specVersion "1.0"
-VER_BAD_VERSION = "ROC-VER-004"  # missing / malformed schemaVersion -> SNAPSHOT_INVALID
-VER_UNKNOWN_MAJOR = "ROC-VER-005"  # unknown major -> SNAPSHOT_VERSION_UNSUPPORTED
-VER_UNKNOWN_SPEC_MAJOR = "ROC-VER-006"  # unknown specVersion major -> SNAPSHOT_VERSION_UNSUPPORTED
-VER_LATER_MINOR = "ROC-VER-007"  # later minor accepted, unknown members ignored
-VER_WRITES_OWN = "ROC-VER-003"  # a writer writes its own format version
-VER_CLOSED_MINOR = "ROC-VER-008"  # known minor with unknown members -> SNAPSHOT_INVALID
-VER_NO_AGENT = "ROC-VER-009"  # a refused snapshot creates no agent
-VER_FROZEN_INVALID = "ROC-VER-010"  # every invalid frozen fixture refused with its code
-SESSION_REVISIONS = "ROC-SESSION-009"  # revisions start at 0 and grow by one per save
-SESSION_CAS = "ROC-SESSION-010"  # a save with a stale revision fails with SESSION_CONFLICT, storing nothing
-SESSION_SAVE_FIRST = "ROC-SESSION-011"  # save before calling the model or running a unit
-SESSION_CONFLICT_CLEAN = "ROC-SESSION-012"  # a failed save fails the invocation before the model or a unit
-SESSION_STORED_CURRENT = "ROC-SESSION-013"  # after a result the store holds the agent's state
-SEC_SESSION_ID = "ROC-SEC-006"  # a malformed session id is refused with SNAPSHOT_INVALID
-SEC_SIGN = "ROC-SEC-002"
-SEC_VERIFY = "ROC-SEC-003"
-SEC_ORDER = "ROC-SEC-004"
 
 
 def _schema_path() -> Path | None:
@@ -89,68 +99,13 @@ def _validate_snapshot(doc: Any) -> list[str]:
     ]
 
 
-def two_tool_scenario(agent_id: str = "snap", executor: str = "sequential") -> dict[str, Any]:
-    """t1 asks a question, t2 completes at once (so the snapshot holds a preserved result)."""
-    return sc.one_question(
-        agent_id,
-        executor=executor,
-        lead="two tools",
-        reason={"path": "a.txt"},
-        value="asked",
-        before=[("t2", "plain", {"n": 2}, "plain")],
-        state={"user": "u1"},
-    )
-
-
-def _executor(ctx: CheckContext) -> str:
-    return sc.executor_for(ctx.profiles)
-
-
-def _interrupt(ctx: CheckContext, spec: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    agent = ctx.client.create_agent(spec)
-    out = ctx.client.invoke(agent, {"prompt": "go"})
-    result = out.get("result") or {}
-    if result.get("stopReason") != "interrupt" or not result.get("interrupts"):
-        raise ConformanceViolation("ROC-STOP-001", f"expected an interrupt, got {json.dumps(out)[:400]}")
-    return agent, out
-
-
-def _take(ctx: CheckContext, agent: str) -> dict[str, Any]:
-    snap = ctx.client.take_snapshot(agent)
-    if "error" in snap:
-        raise ConformanceViolation(
-            SNAP_SCHEMA, f"TakeSnapshot at an interrupt boundary failed: {snap['error']}"
-        )
-    if snap.get("snapshot") is None:
-        raise ConformanceViolation(SNAP_SCHEMA, f"the snapshot is not JSON: {snap.get('decodeError')}")
-    doc: dict[str, Any] = snap["snapshot"]
-    return doc
-
-
-# ---------------------------------------------------------------------------------------------
-
-
-def _fail_if(wrong: dict[str, list[str]]) -> None:
-    """Raise one violation naming every requirement with findings."""
-    found = {req: msgs for req, msgs in wrong.items() if msgs}
-    if found:
-        detail = "; ".join(f"[{req}] {'; '.join(msgs)}" for req, msgs in found.items())
-        raise ConformanceViolation(tuple(found), detail)
-
-
-def _strip_volatile(doc: Any) -> Any:
-    if not isinstance(doc, dict):
-        return doc
-    return {k: v for k, v in doc.items() if k not in ("createdAt", "revision", "integrity")}
-
-
 def check_snapshot_document(ctx: CheckContext) -> None:
-    spec = two_tool_scenario(executor=_executor(ctx))
+    spec = two_tool_scenario(executor=executor_of(ctx))
     idle = ctx.client.create_agent(spec)
-    idle_doc = _take(ctx, idle)
-    agent, out = _interrupt(ctx, spec)
-    doc = _take(ctx, agent)
-    again = _take(ctx, agent)
+    idle_doc = take_snapshot(ctx, idle)
+    agent, out = interrupt_first(ctx, spec)
+    doc = take_snapshot(ctx, agent)
+    again = take_snapshot(ctx, agent)
     wrong: dict[str, list[str]] = {}
     problems = _validate_snapshot(doc) + _validate_snapshot(idle_doc)
     if problems:
@@ -211,11 +166,11 @@ def check_snapshot_document(ctx: CheckContext) -> None:
         add(SNAP_AGENT, []).append(
             f"agent.state is {agent_doc.get('state')!r}, the agent holds {out.get('state')!r}"
         )
-    if canonical_bytes(_strip_volatile(doc)) != canonical_bytes(_strip_volatile(again)):
+    if canonical_bytes(strip_volatile(doc)) != canonical_bytes(strip_volatile(again)):
         add(SNAP_NO_EFFECT, []).append(
             "a second snapshot differs from the first: taking one changed the agent"
         )
-    _fail_if(wrong)
+    fail_if(wrong)
 
 
 def _frozen_dir() -> Path | None:
@@ -315,7 +270,7 @@ def check_frozen_invalid(ctx: CheckContext) -> None:
             doc = json.loads(text)
         except json.JSONDecodeError:
             doc = {}
-        spec = spec_for_snapshot(doc if isinstance(doc, dict) else {}, _executor(ctx))
+        spec = spec_for_snapshot(doc if isinstance(doc, dict) else {}, executor_of(ctx))
         out = ctx.client.restore_agent(text, spec, model_turn_offset=0)
         if "agent" in out:
             wrong.setdefault(VER_NO_AGENT, []).append(f"{path.name}: accepted")
@@ -325,14 +280,14 @@ def check_frozen_invalid(ctx: CheckContext) -> None:
             got = (out.get("error") or {}).get("code")
             wrong.setdefault(req, []).append(f"{path.name}: refused with {got}, expected {code}")
             wrong.setdefault(VER_FROZEN_INVALID, []).append(path.name)
-    _fail_if(wrong)
+    fail_if(wrong)
 
 
 def check_snapshot_refusal(ctx: CheckContext) -> None:
     """Damaged copies of the implementation's own snapshot, a later minor, and another agent's snapshot."""
-    spec = two_tool_scenario(executor=_executor(ctx))
-    agent, first = _interrupt(ctx, spec)
-    good = _take(ctx, agent)
+    spec = two_tool_scenario(executor=executor_of(ctx))
+    agent, first = interrupt_first(ctx, spec)
+    good = take_snapshot(ctx, agent)
     wrong: dict[str, list[str]] = {}
     future = {**copy.deepcopy(good), "schemaVersion": "2.0", "agent": "anything goes in a later major"}
     cases: list[tuple[str, dict[str, Any] | str, str, str]] = [
@@ -369,59 +324,12 @@ def check_snapshot_refusal(ctx: CheckContext) -> None:
         )
         if (resumed.get("result") or {}).get("stopReason") != "end_turn":
             wrong.setdefault(VER_LATER_MINOR, []).append(f"the 1.9 snapshot did not continue: {resumed}")
-        rewritten = _take(ctx, out["agent"])
+        rewritten = take_snapshot(ctx, out["agent"])
         if rewritten.get("schemaVersion") != "1.0":
             wrong.setdefault(VER_WRITES_OWN, []).append(
                 f"after restoring a 1.9 snapshot it wrote schemaVersion {rewritten.get('schemaVersion')!r}"
             )
-    _fail_if(wrong)
-
-
-def _outcome(o: dict[str, Any]) -> Any:
-    tools = sorted(e["toolUseId"] for e in o.get("trace", []) if e.get("kind") == "tool_start")
-    models = [e.get("turn") for e in o.get("trace", []) if e.get("kind") == "model_call"]
-    return {
-        "result": o.get("result"),
-        "error": o.get("error"),
-        "messages": o.get("messages"),
-        "state": o.get("state"),
-        "toolStarts": tools,
-        "modelCalls": models,
-    }
-
-
-def check_session_round_trip(ctx: CheckContext) -> None:
-    """Answer the original and a restored copy the same way: both must reach the same outcome."""
-    spec = two_tool_scenario(executor=_executor(ctx))
-    original, first = _interrupt(ctx, spec)
-    doc = _take(ctx, original)
-    restored = ctx.client.restore_agent(doc, spec, model_turn_offset=1)
-    if "agent" not in restored:
-        raise ConformanceViolation(SESSION_SAME_IDS, f"restore of its own snapshot failed: {restored}")
-    wrong: dict[str, list[str]] = {}
-    if restored.get("trace"):
-        wrong.setdefault(SESSION_QUIET_RESTORE, []).append(f"restoring fired {restored['trace']}")
-    again = _take(ctx, restored["agent"])
-    if canonical_bytes(_strip_volatile(again)) != canonical_bytes(_strip_volatile(doc)):
-        wrong.setdefault(SESSION_IDEMPOTENT, []).append("the snapshot of the restored agent differs")
-    answers = {
-        "interruptResponses": [
-            {"interruptId": i["id"], "response": "yes"} for i in first["result"]["interrupts"]
-        ]
-    }
-    a = ctx.client.invoke(original, answers)
-    b = ctx.client.invoke(restored["agent"], answers)
-    if "error" in b and "error" not in a:
-        wrong.setdefault(SESSION_SAME_IDS, []).append(
-            f"the restored agent refused the original ids: {b['error']}"
-        )
-    elif canonical_bytes(_outcome(a)) != canonical_bytes(_outcome(b)):
-        wrong.setdefault(SESSION_SAME_OUTCOME, []).append(
-            f"original {json.dumps(_outcome(a))[:1200]} vs restored {json.dumps(_outcome(b))[:1200]}"
-        )
-    if "t2" in _outcome(b)["toolStarts"]:
-        wrong.setdefault(SESSION_NO_RERUN, []).append("the restored agent ran t2, whose result was preserved")
-    _fail_if(wrong)
+    fail_if(wrong)
 
 
 FOREIGN_A = "elsewhere/7f3a:approve"
@@ -506,7 +414,7 @@ def _results(out: dict[str, Any]) -> dict[str, Any]:
 
 
 def check_foreign_snapshot(ctx: CheckContext) -> None:
-    executor = _executor(ctx)
+    executor = executor_of(ctx)
     wrong: dict[str, list[str]] = {}
     restored = ctx.client.restore_agent(foreign_snapshot(), foreign_spec(executor), model_turn_offset=1)
     if "agent" not in restored:
@@ -556,7 +464,7 @@ def check_foreign_snapshot(ctx: CheckContext) -> None:
             wrong.setdefault(SESSION_STORED_ANSWERS, []).append(
                 f"t3 did not receive the answer stored in the snapshot: {json.dumps(out)[:600]}"
             )
-    _fail_if(wrong)
+    fail_if(wrong)
 
 
 def check_frozen_valid(ctx: CheckContext) -> None:
@@ -567,13 +475,13 @@ def check_frozen_valid(ctx: CheckContext) -> None:
     wrong: dict[str, list[str]] = {}
     for path in sorted((directory / "valid").glob("*.json")):
         doc = json.loads(path.read_text(encoding="utf-8"))
-        spec = spec_for_snapshot(doc, _executor(ctx))
+        spec = spec_for_snapshot(doc, executor_of(ctx))
         out = ctx.client.restore_agent(doc, spec, model_turn_offset=0)
         if "agent" not in out:
             wrong.setdefault(PORTABLE_RESTORE, []).append(f"{path.name}: refused with {out.get('error')}")
             continue
-        again = _take(ctx, out["agent"])
-        if canonical_bytes(_strip_volatile(again)) != canonical_bytes(_strip_volatile(doc)):
+        again = take_snapshot(ctx, out["agent"])
+        if canonical_bytes(strip_volatile(again)) != canonical_bytes(strip_volatile(doc)):
             wrong.setdefault(SESSION_IDEMPOTENT, []).append(
                 f"{path.name}: the snapshot after restoring differs"
             )
@@ -591,7 +499,7 @@ def check_frozen_valid(ctx: CheckContext) -> None:
             wrong.setdefault(PORTABLE_RESTORE, []).append(
                 f"{path.name}: did not complete: {json.dumps(resumed.get('result'))[:400]}"
             )
-    _fail_if(wrong)
+    fail_if(wrong)
 
 
 INTEGRITY_KEY = {"keyId": "roc-examples-2026", "secret": "roc-example-key-not-secret"}
@@ -599,9 +507,9 @@ INTEGRITY_KEY = {"keyId": "roc-examples-2026", "secret": "roc-example-key-not-se
 
 
 def check_integrity(ctx: CheckContext) -> None:
-    spec = {**two_tool_scenario(executor=_executor(ctx)), "integrity": dict(INTEGRITY_KEY)}
-    agent, _ = _interrupt(ctx, spec)
-    doc = _take(ctx, agent)
+    spec = {**two_tool_scenario(executor=executor_of(ctx)), "integrity": dict(INTEGRITY_KEY)}
+    agent, _ = interrupt_first(ctx, spec)
+    doc = take_snapshot(ctx, agent)
     wrong: dict[str, list[str]] = {}
     tag = doc.get("integrity") or {}
     if tag.get("alg") != "HMAC-SHA256" or tag.get("keyId") != INTEGRITY_KEY["keyId"]:
@@ -635,70 +543,11 @@ def check_integrity(ctx: CheckContext) -> None:
         keyed = sorted({*_INTEGRITY_FIXTURES, *(n for n, c in named.items() if c == "SNAPSHOT_INTEGRITY")})
         for name in keyed:
             fixture = json.loads((directory / "invalid" / name).read_text(encoding="utf-8"))
-            fspec = {**spec_for_snapshot(fixture, _executor(ctx)), "integrity": dict(INTEGRITY_KEY)}
+            fspec = {**spec_for_snapshot(fixture, executor_of(ctx)), "integrity": dict(INTEGRITY_KEY)}
             out = ctx.client.restore_agent(fixture, fspec, model_turn_offset=0)
             if (out.get("error") or {}).get("code") != "SNAPSHOT_INTEGRITY":
                 wrong.setdefault(VER_FROZEN_INVALID, []).append(f"{name}: {out.get('error') or 'accepted'}")
-    _fail_if(wrong)
-
-
-def _stored(ctx: CheckContext, agent: str) -> Any:
-    snap = ctx.client.take_snapshot(agent, stored=True)
-    return snap.get("snapshot")
-
-
-def _ran(out: dict[str, Any]) -> list[str]:
-    return [
-        e["kind"]
-        for e in out.get("trace", [])
-        if e.get("kind") in ("model_call", "tool_start", "hook_callback")
-    ]
-
-
-def check_session_store(ctx: CheckContext) -> None:
-    """Two agents bound to one stored session: saves, revisions, the compare-and-set, and session ids."""
-    import uuid
-
-    store = f"store-{uuid.uuid4().hex[:8]}"
-    base = two_tool_scenario(executor=_executor(ctx))
-    spec = {**base, "session": {"store": store, "sessionId": "s1"}}
-    wrong: dict[str, list[str]] = {}
-    a = ctx.client.create_agent(spec)
-    b = ctx.client.create_agent(spec)  # loads the same (still empty) session
-    first = ctx.client.invoke(a, {"prompt": "go"})
-    stored1 = _stored(ctx, a)
-    if not isinstance(stored1, dict):
-        raise ConformanceViolation(SESSION_STORED_CURRENT, "the store holds nothing after an invocation")
-    taken = _take(ctx, a)
-    if canonical_bytes(_strip_volatile(stored1)) != canonical_bytes(_strip_volatile(taken)):
-        wrong.setdefault(SESSION_STORED_CURRENT, []).append("after the interrupt the store lags the agent")
-    rev1 = stored1.get("revision")
-    if not isinstance(rev1, int) or rev1 < 0:
-        wrong.setdefault(SESSION_REVISIONS, []).append(f"first stored revision is {rev1!r}")
-    stale = ctx.client.invoke(b, {"prompt": "me too"})
-    code = (stale.get("error") or {}).get("code")
-    if code != "SESSION_CONFLICT":
-        wrong.setdefault(SESSION_CAS, []).append(f"a stale agent's invocation gave {code or 'a result'}")
-    if _ran(stale):
-        wrong.setdefault(SESSION_CONFLICT_CLEAN, []).append(f"the conflicting invocation ran {_ran(stale)}")
-        wrong.setdefault(SESSION_SAVE_FIRST, []).append("the model or a unit ran before the failed save")
-    if canonical_bytes(_stored(ctx, a)) != canonical_bytes(stored1):
-        wrong.setdefault(SESSION_CAS, []).append("the failed save changed what the store holds")
-    iid = first["result"]["interrupts"][0]["id"] if first.get("result", {}).get("interrupts") else "none"
-    done = ctx.client.invoke(a, {"interruptResponses": [{"interruptId": iid, "response": "y"}]})
-    stored2 = _stored(ctx, a)
-    if "result" in done and isinstance(stored2, dict):
-        if canonical_bytes(_strip_volatile(stored2)) != canonical_bytes(_strip_volatile(_take(ctx, a))):
-            wrong.setdefault(SESSION_STORED_CURRENT, []).append("after the result the store lags the agent")
-        rev2 = stored2.get("revision")
-        if not isinstance(rev2, int) or not isinstance(rev1, int) or rev2 <= rev1:
-            wrong.setdefault(SESSION_REVISIONS, []).append(f"revision went from {rev1!r} to {rev2!r}")
-    for bad_id in ("../escape", "", "a/b", "x" * 200):
-        out = ctx.client.try_create_agent({**base, "session": {"store": store, "sessionId": bad_id}})
-        code = (out.get("error") or {}).get("code")
-        if code != "SNAPSHOT_INVALID":
-            wrong.setdefault(SEC_SESSION_ID, []).append(f"session id {bad_id[:20]!r}: {code or 'accepted'}")
-    _fail_if(wrong)
+    fail_if(wrong)
 
 
 _SNAPSHOT_CHECKS: tuple[tuple[str, tuple[str, ...], Callable[[CheckContext], None], tuple[str, ...]], ...] = (
@@ -761,6 +610,8 @@ _SNAPSHOT_CHECKS: tuple[tuple[str, tuple[str, ...], Callable[[CheckContext], Non
         "explicit:session-store",
         (
             SESSION_REVISIONS,
+    SESSION_SAVE_POINTS,
+            SESSION_SAVE_POINTS,
             SESSION_CAS,
             SESSION_SAVE_FIRST,
             SESSION_CONFLICT_CLEAN,
@@ -791,9 +642,6 @@ _SNAPSHOT_CHECKS: tuple[tuple[str, tuple[str, ...], Callable[[CheckContext], Non
 )
 
 
-PORTABLE_WRITE = "ROC-SESSION-016"  # a snapshot it writes is continuable by another implementation
-
-
 def check_portable_to_peer(ctx: CheckContext) -> None:
     """Snapshots this implementation writes continue in the peer adapter (--peer) from document + definition.
 
@@ -814,8 +662,8 @@ def check_portable_to_peer(ctx: CheckContext) -> None:
         if f"{executor}-executor" not in ctx.profiles or f"{executor}-executor" not in peer_desc.profiles:
             continue
         spec = two_tool_scenario(agent_id="portable", executor=executor)
-        agent, first = _interrupt(ctx, spec)
-        doc = _take(ctx, agent)
+        agent, first = interrupt_first(ctx, spec)
+        doc = take_snapshot(ctx, agent)
         answers = {
             "interruptResponses": [
                 {"interruptId": i["id"], "response": "yes"} for i in first["result"]["interrupts"]
@@ -827,10 +675,10 @@ def check_portable_to_peer(ctx: CheckContext) -> None:
             continue
         mine = ctx.client.invoke(agent, answers)
         theirs = peer.invoke(restored["agent"], answers)
-        if canonical_bytes(_outcome(mine)) != canonical_bytes(_outcome(theirs)):
+        if canonical_bytes(outcome(mine)) != canonical_bytes(outcome(theirs)):
             wrong.append(
-                f"{executor}: here {json.dumps(_outcome(mine))[:800]} vs peer "
-                f"{json.dumps(_outcome(theirs))[:800]}"
+                f"{executor}: here {json.dumps(outcome(mine))[:800]} vs peer "
+                f"{json.dumps(outcome(theirs))[:800]}"
             )
     if wrong:
         raise ConformanceViolation(PORTABLE_WRITE, "; ".join(wrong))

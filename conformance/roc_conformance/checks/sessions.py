@@ -1,0 +1,162 @@
+"""Session checks (profile sessions): a restored agent behaves like the original, and agents bound to one
+session store save with exact revisions and a compare-and-set.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from roc_conformance.canonical import canonical_bytes
+from roc_conformance.checks.base import CheckContext
+from roc_conformance.checks.snapshot_support import (
+    SEC_SESSION_ID,
+    SESSION_CAS,
+    SESSION_CONFLICT_CLEAN,
+    SESSION_IDEMPOTENT,
+    SESSION_NO_RERUN,
+    SESSION_QUIET_RESTORE,
+    SESSION_REVISIONS,
+    SESSION_SAME_IDS,
+    SESSION_SAME_OUTCOME,
+    SESSION_SAVE_FIRST,
+    SESSION_SAVE_POINTS,
+    SESSION_STORED_CURRENT,
+    executor_of,
+    fail_if,
+    interrupt_first,
+    outcome,
+    strip_volatile,
+    take_snapshot,
+    two_tool_scenario,
+)
+from roc_conformance.errors import ConformanceViolation
+
+
+def check_session_round_trip(ctx: CheckContext) -> None:
+    """Answer the original and a restored copy the same way: both must reach the same outcome."""
+    spec = two_tool_scenario(executor=executor_of(ctx))
+    original, first = interrupt_first(ctx, spec)
+    doc = take_snapshot(ctx, original)
+    restored = ctx.client.restore_agent(doc, spec, model_turn_offset=1)
+    if "agent" not in restored:
+        raise ConformanceViolation(SESSION_SAME_IDS, f"restore of its own snapshot failed: {restored}")
+    wrong: dict[str, list[str]] = {}
+    if restored.get("trace"):
+        wrong.setdefault(SESSION_QUIET_RESTORE, []).append(f"restoring fired {restored['trace']}")
+    again = take_snapshot(ctx, restored["agent"])
+    if canonical_bytes(strip_volatile(again)) != canonical_bytes(strip_volatile(doc)):
+        wrong.setdefault(SESSION_IDEMPOTENT, []).append("the snapshot of the restored agent differs")
+    answers = {
+        "interruptResponses": [
+            {"interruptId": i["id"], "response": "yes"} for i in first["result"]["interrupts"]
+        ]
+    }
+    a = ctx.client.invoke(original, answers)
+    b = ctx.client.invoke(restored["agent"], answers)
+    if "error" in b and "error" not in a:
+        wrong.setdefault(SESSION_SAME_IDS, []).append(
+            f"the restored agent refused the original ids: {b['error']}"
+        )
+    elif canonical_bytes(outcome(a)) != canonical_bytes(outcome(b)):
+        wrong.setdefault(SESSION_SAME_OUTCOME, []).append(
+            f"original {json.dumps(outcome(a))[:1200]} vs restored {json.dumps(outcome(b))[:1200]}"
+        )
+    if "t2" in outcome(b)["toolStarts"]:
+        wrong.setdefault(SESSION_NO_RERUN, []).append("the restored agent ran t2, whose result was preserved")
+    fail_if(wrong)
+
+
+def _stored(ctx: CheckContext, agent: str) -> Any:
+    snap = ctx.client.take_snapshot(agent, stored=True)
+    return snap.get("snapshot")
+
+
+def _ran(out: dict[str, Any]) -> list[str]:
+    return [
+        e["kind"]
+        for e in out.get("trace", [])
+        if e.get("kind") in ("model_call", "tool_start", "hook_callback")
+    ]
+
+
+# Save points per invocation (spec 8.5): one before the agent runs anything, one when the invocation ends.
+_SAVES_PER_INVOCATION = 2
+
+
+def _revision_step(
+    wrong: dict[str, list[str]], label: str, before: Any, after: Any, saves: int = _SAVES_PER_INVOCATION
+) -> None:
+    """ROC-SESSION-009: ``saves`` saves over a store holding ``before`` leave exactly ``before + saves``.
+
+    ``before`` is the stored snapshot (or ``None`` for an empty store: its first save stores revision 0).
+    """
+    old = before.get("revision") if isinstance(before, dict) else -1
+    got = after.get("revision") if isinstance(after, dict) else None
+    if not isinstance(old, int):
+        return  # already reported for the earlier snapshot
+    want = old + saves
+    if got != want:
+        start = "an empty store" if old == -1 else f"revision {old}"
+        # A wrong step is a skipped revision (009) or a save outside the save points (017): from outside
+        # the two look the same, so both are named.
+        message = (
+            f"{label}: stored revision {got!r} after {saves} saves over {start}, expected {want} "
+            "(the first save stores 0, each later save the revision it replaces plus one)"
+        )
+        for rid in (SESSION_REVISIONS, SESSION_SAVE_POINTS):
+            wrong.setdefault(rid, []).append(message)
+
+
+def check_session_store(ctx: CheckContext) -> None:
+    """Agents bound to one stored session: saves, exact revisions, the compare-and-set, and session ids."""
+    import uuid
+
+    store = f"store-{uuid.uuid4().hex[:8]}"
+    base = two_tool_scenario(executor=executor_of(ctx))
+    spec = {**base, "session": {"store": store, "sessionId": "s1"}}
+    wrong: dict[str, list[str]] = {}
+    a = ctx.client.create_agent(spec)
+    b = ctx.client.create_agent(spec)  # loads the same (still empty) session
+    stored0 = _stored(ctx, a)
+    if stored0 is not None:  # building an agent is no save point
+        wrong.setdefault(SESSION_SAVE_POINTS, []).append("building an agent stored a snapshot")
+    first = ctx.client.invoke(a, {"prompt": "go"})
+    stored1 = _stored(ctx, a)
+    if not isinstance(stored1, dict):
+        raise ConformanceViolation(SESSION_STORED_CURRENT, "the store holds nothing after an invocation")
+    taken = take_snapshot(ctx, a)
+    if canonical_bytes(strip_volatile(stored1)) != canonical_bytes(strip_volatile(taken)):
+        wrong.setdefault(SESSION_STORED_CURRENT, []).append("after the interrupt the store lags the agent")
+    rev1 = stored1.get("revision")
+    if not isinstance(rev1, int) or rev1 < 0:
+        wrong.setdefault(SESSION_REVISIONS, []).append(f"first stored revision is {rev1!r}")
+    elif "result" in first:
+        _revision_step(wrong, "first invocation", stored0, stored1)
+    stale = ctx.client.invoke(b, {"prompt": "me too"})
+    code = (stale.get("error") or {}).get("code")
+    if code != "SESSION_CONFLICT":
+        wrong.setdefault(SESSION_CAS, []).append(f"a stale agent's invocation gave {code or 'a result'}")
+    if _ran(stale):
+        wrong.setdefault(SESSION_CONFLICT_CLEAN, []).append(f"the conflicting invocation ran {_ran(stale)}")
+        wrong.setdefault(SESSION_SAVE_FIRST, []).append("the model or a unit ran before the failed save")
+    if canonical_bytes(_stored(ctx, a)) != canonical_bytes(stored1):
+        wrong.setdefault(SESSION_CAS, []).append("the failed save changed what the store holds")
+    iid = first["result"]["interrupts"][0]["id"] if first.get("result", {}).get("interrupts") else "none"
+    done = ctx.client.invoke(a, {"interruptResponses": [{"interruptId": iid, "response": "y"}]})
+    stored2 = _stored(ctx, a)
+    if "result" in done and isinstance(stored2, dict):
+        if canonical_bytes(strip_volatile(stored2)) != canonical_bytes(strip_volatile(take_snapshot(ctx, a))):
+            wrong.setdefault(SESSION_STORED_CURRENT, []).append("after the result the store lags the agent")
+        _revision_step(wrong, "resuming invocation", stored1, stored2)
+        # A new agent continues from the stored revision it loads, not from one it saved itself.
+        c = ctx.client.create_agent(spec)
+        again = ctx.client.invoke(c, {"prompt": "again"})
+        if "result" in again:
+            _revision_step(wrong, "invocation of an agent that loaded the session", stored2, _stored(ctx, c))
+    for bad_id in ("../escape", "", "a/b", "x" * 200):
+        out = ctx.client.try_create_agent({**base, "session": {"store": store, "sessionId": bad_id}})
+        code = (out.get("error") or {}).get("code")
+        if code != "SNAPSHOT_INVALID":
+            wrong.setdefault(SEC_SESSION_ID, []).append(f"session id {bad_id[:20]!r}: {code or 'accepted'}")
+    fail_if(wrong)
