@@ -2,7 +2,8 @@
 
 Scenarios stay inside what the oracle models exactly: interrupts from tool bodies and from both
 interruptible hook events, cancel decisions, sequential and concurrent executors, agent state only
-where its order is pinned (sequential executor, or a single callback).
+where its order is pinned (sequential executor, or a single callback), including reasons read from that
+state (``reasonFromState``).
 """
 
 from __future__ import annotations
@@ -66,7 +67,13 @@ def hook_programs(
     kind = draw(st.sampled_from(["ask", "ask", "ask-cancel", "ask-twice", "cancel", "none"]))
     name = "shared" if duplicate else f"h{index}-a"
     if kind.startswith("ask"):
-        steps.append(_interrupt(name, draw(reasons)))
+        if stateful and index > 0 and draw(st.integers(0, 3)) == 0:
+            # The reason is what an earlier callback stored from its answer, so a replay after that answer
+            # raises this name with another reason; the first one must stay (ROC-STOP-011).
+            key = f"trust{draw(st.integers(0, index - 1))}"
+            steps.append({"interrupt": {"name": name, "reasonFromState": key}})
+        else:
+            steps.append(_interrupt(name, draw(reasons)))
         if kind == "ask-cancel":
             steps.append(
                 {

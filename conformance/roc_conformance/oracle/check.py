@@ -281,7 +281,10 @@ def check_interrupts(outcome: Outcome, got: list[Any], binder: IdBinder, out: li
             if "reason" in item:
                 out.append(
                     Violation(
-                        [reqs.NO_REASON_MEMBER],
+                        [
+                            reqs.NO_REASON_MEMBER,
+                            *([reqs.REASON_KEPT] if key in outcome.reason_changed else []),
+                        ],
                         f"{key}: raised without a reason, reported reason {_short(item.get('reason'))}",
                     )
                 )
@@ -291,6 +294,7 @@ def check_interrupts(outcome: Outcome, got: list[Any], binder: IdBinder, out: li
                     [
                         reqs.INTERRUPT_FIELDS,
                         *([reqs.PARTIAL_SAME] if outcome.resumed else []),
+                        *([reqs.REASON_KEPT] if key in outcome.reason_changed else []),
                     ],
                     f"{key}: reason {_short(item.get('reason'))} != {_short(exp.reason)}",
                 )

@@ -128,6 +128,7 @@ class Outcome:
     trace_checked: bool = True
     exercised: set[str] = field(default_factory=set)  # requirement IDs this invocation exercises
     tool_reasons: dict[str, str] = field(default_factory=dict)  # toolUseId -> rule deciding if it runs
+    reason_changed: set[Key] = field(default_factory=set)  # re-raised with another reason (ROC-STOP-011)
 
     @property
     def is_error(self) -> bool:
@@ -157,6 +158,13 @@ class ProgramRun:
     end: Literal["return", "fail", "none"] = "none"
     value: JSON = None
     fail_message: str = ""
+
+
+def _same_reason(a: JSON, b: JSON) -> bool:
+    """Reasons compare as JSON; no reason (MISSING) equals only no reason."""
+    if a is MISSING or b is MISSING:
+        return a is b
+    return json_equal(a, b)
 
 
 def _falsy(value: JSON) -> bool:
@@ -196,6 +204,7 @@ class OracleAgent:
         self._why: dict[str, str] = {}
         self._interrupted: set[str] = set()
         self._answered_now: list[Key] = []
+        self._reason_changed: set[Key] = set()
         self._completed = 0
         # The scripted model's cursor: call i uses turns[i]. It belongs to the harness's model, not to the
         # agent, so a failed invocation does not rewind it (the agent itself is restored, ROC-ERR-006).
@@ -233,6 +242,7 @@ class OracleAgent:
         self._why = {}
         self._interrupted = set()
         self._answered_now = []
+        self._reason_changed = set()
         self._completed = 0
         if isinstance(inp, Direct):
             out = self._direct(inp)
@@ -266,6 +276,7 @@ class OracleAgent:
         answered += [k for k in self._answered_now if k not in answered]
         out.answered = answered
         out.tool_reasons = dict(self._why)
+        out.reason_changed = set(self._reason_changed)
         out.completed_batches = 0 if out.is_error else self._completed
         out.interrupted = set(self._interrupted)
         return out
@@ -539,6 +550,10 @@ class OracleAgent:
         for key, reason, source in raised:
             if key not in self.interrupts:
                 self.interrupts[key] = Registered(key, copy.deepcopy(reason), source)
+            elif not _same_reason(self.interrupts[key].reason, reason):
+                # ROC-STOP-011: the replayed unit passed another reason; the first one stays.
+                self._exercised.add(reqs.REASON_KEPT)
+                self._reason_changed.add(key)
             keys.append(key)
             if (key[0], key[2]) in self.consumed_names:
                 self._exercised.add(reqs.CONSUMED_NOT_DELIVERED)  # same raise point as a consumed answer
@@ -622,6 +637,13 @@ class OracleAgent:
             self._run_hook(hook, "after_tool_call", tuid, name)
         return result
 
+    def _reason(self, args: dict[str, JSON]) -> JSON:
+        """The reason an interrupt step passes at this raise: fixed, or the state now (reasonFromState)."""
+        if "reasonFromState" in args:
+            value = self.state.get(args["reasonFromState"])
+            return MISSING if value is None else copy.deepcopy(value)
+        return copy.deepcopy(args["reason"]) if "reason" in args else MISSING
+
     @staticmethod
     def _tool_result(tuid: str, run: ProgramRun) -> dict[str, JSON]:
         if run.end == "fail":
@@ -673,7 +695,7 @@ class OracleAgent:
                 self._exercised.add(reqs.ONE_AT_A_TIME)
                 if len(names_this_run) > 1:
                     self._exercised |= {reqs.FURTHER_INTERRUPT, reqs.MULTI_ANSWERS}
-                run.raised = (key, copy.deepcopy(a["reason"]) if "reason" in a else MISSING)
+                run.raised = (key, self._reason(a))
                 return run
             if step.op == "return":
                 run.end, run.value = "return", copy.deepcopy(a.get("value"))

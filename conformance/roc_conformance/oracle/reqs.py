@@ -126,6 +126,7 @@ ERROR_UNCHANGED = "ROC-ERR-006"
 ERROR_XOR = "ROC-ERR-007"
 # Later additions of the chapters.
 RESULT_MESSAGE = "ROC-MODEL-013"  # end_turn message = the last message appended
+REASON_KEPT = "ROC-STOP-011"  # a replay that passes another reason still reports the first one
 EVENT_ORDER = "ROC-HOOK-024"
 DIRECT_RUNS = "ROC-DIRECT-007"
 DIRECT_RECORDED = "ROC-DIRECT-006"  # a recorded direct call appends toolUse and toolResult together

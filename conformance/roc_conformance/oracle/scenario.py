@@ -77,6 +77,12 @@ def _steps(raw: object, allowed: frozenset[str], where: str) -> tuple[Step, ...]
             raise ScenarioError(f"{where}[{i}]: step arguments must be an object")
         if op == "interrupt" and (not isinstance(args.get("name"), str) or not args["name"]):
             raise ScenarioError(f"{where}[{i}]: interrupt needs a non-empty name")
+        if (
+            op == "interrupt"
+            and "reasonFromState" in args
+            and ("reason" in args or not isinstance(args["reasonFromState"], str))
+        ):
+            raise ScenarioError(f"{where}[{i}]: interrupt takes a reason or a reasonFromState key")
         out.append(Step(op, dict(args)))
     return tuple(out)
 

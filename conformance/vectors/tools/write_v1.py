@@ -1301,6 +1301,64 @@ vector(
     "spec ROC-TOOL-009",
 )
 
+# A replay passes another reason: callback 0 writes its answer into the state that callback 1 reads its
+# reason from, so the re-raised b2 is raised with "second" and must still report "first".
+vector(
+    "reason-kept-on-replay",
+    "A replayed callback raises a pending interrupt with a new reason; the first reason stays",
+    [
+        R.REASON_KEPT,
+        R.PARTIAL,
+        R.PARTIAL_SAME,
+        R.ID_STABLE,
+        R.BT_RERUN,
+        R.REPLAY_HOOKS,
+        R.STATE_KEPT,
+    ],
+    ["core", "hooks"],
+    agent(
+        "sequential",
+        T8,
+        [tool("x", ret("done"))],
+        [
+            hook("BeforeTools", intr("b1"), {"setState": {"key": "topic", "fromAnswer": True}}),
+            hook("BeforeTools", {"interrupt": {"name": "b2", "reasonFromState": "topic"}}),
+        ],
+        state={"topic": "first"},
+    ),
+    [
+        step(
+            {"prompt": "p"},
+            stopReason="interrupt",
+            interrupts=[
+                {"name": "b1", "source": {"kind": "before_tools"}},
+                {"name": "b2", "reason": "first", "source": {"kind": "before_tools"}},
+            ],
+            hookCallbacks={"BeforeTools#0": 1, "BeforeTools#1": 1},
+            toolStarts={},
+            state={"topic": "first"},
+        ),
+        step(
+            answer((ref("b1"), "second")),
+            stopReason="interrupt",
+            interrupts=[{"name": "b2", "reason": "first", "source": {"kind": "before_tools"}}],
+            hookCallbacks={"BeforeTools#0": 1, "BeforeTools#1": 1},
+            toolStarts={},
+            modelCalls=[],
+            state={"topic": "second"},
+        ),
+        step(
+            answer((ref("b2"), "ok")),
+            stopReason="end_turn",
+            toolStarts={"t1": 1},
+            afterTools=[["t1"]],
+            modelCalls=[1],
+            state={"topic": "second"},
+            messages=[user("p"), asst(tu("t1", "x")), results(ok("t1", [], "done")), asst(text("end"))],
+        ),
+    ],
+    "spec ROC-STOP-011",
+)
 
 
 def rendered() -> dict[str, str]:

@@ -3,7 +3,9 @@
 A program runs from its first step every time its unit runs (that is what replay means), collecting the
 answers its ``interrupt`` steps receive. Scenario semantics (conformance/README.md):
 
-* ``interrupt{name, reason?}``: ask, or, on replay, receive the stored answer;
+* ``interrupt{name, reason? | reasonFromState?}``: ask, or, on replay, receive the stored answer; with
+  ``reasonFromState`` the reason is ``state[key]`` at the raise (absent: no reason), so a replay after the
+  state changed passes a different reason (ROC-STOP-011);
 * ``return{value?}`` (tool): success ``[{"json": {"answers": [...], "value": value}}]``;
 * ``fail{message}`` (tool): error ``[{"text": message}]``;
 * ``cancel{message}`` / ``cancelIf{answerNotIn, message}`` (hook): cancel the tool or the batch
@@ -60,6 +62,12 @@ def parse_steps(raw: Any, allowed: frozenset[str], where: str) -> tuple[Step, ..
         if op == "interrupt" and not isinstance(args.get("name"), str):
             # An empty name is passed through: refusing it is the runtime's job (ROC-STOP-007).
             raise ScenarioError(f"{where}[{i}]: interrupt needs a name")
+        if (
+            op == "interrupt"
+            and "reasonFromState" in args
+            and ("reason" in args or not isinstance(args["reasonFromState"], str))
+        ):
+            raise ScenarioError(f"{where}[{i}]: interrupt takes a reason or a reasonFromState key, not both")
         if op in ("skipIfState", "setState") and not isinstance(args.get("key"), str):
             raise ScenarioError(f"{where}[{i}]: {op} needs a key")
         steps.append(Step(op, dict(args)))
@@ -86,6 +94,14 @@ class ProgramRun:
     cancel: str | bool | None = None  # True: cancel without a message (the runtime's default text)
 
 
+def _reason(args: Mapping[str, Any], state: StateView) -> Any:
+    """The reason an interrupt step passes now: fixed, or read from the state at this raise."""
+    key = args.get("reasonFromState")
+    if key is None:
+        return args.get("reason")
+    return state.get(key) if state.has(key) else None
+
+
 def run_program(
     steps: Sequence[Step], *, interrupt: Callable[[str, Any], Any] | None, state: StateView
 ) -> ProgramRun:
@@ -97,7 +113,7 @@ def run_program(
         if step.op == "interrupt":
             if interrupt is None:
                 raise ScenarioError("this program cannot interrupt")
-            answer = interrupt(args["name"], args.get("reason"))
+            answer = interrupt(args["name"], _reason(args, state))
             run.answers.append(answer)
             last = answer
         elif step.op == "return":
