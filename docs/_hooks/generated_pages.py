@@ -41,6 +41,7 @@ def _requirements_page() -> str:
     ]
     for r in reqs:
         text = " ".join(str(r["text"]).split()).replace("|", "\\|")
+        text = re.sub(r"\]\(#", f"]({r['chapter']}#", text)  # same-chapter anchors
         text = re.sub(r"\]\((?!https?:)([^)]+)\)", r"](spec/\1)", text)  # chapter-relative links
         untestable = " *(untestable through the harness)*" if r.get("untestable") else ""
         lines.append(
