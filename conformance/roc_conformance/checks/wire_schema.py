@@ -13,6 +13,7 @@ reports that RPC to its observers.
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 from typing import Any
@@ -20,26 +21,22 @@ from typing import Any
 from roc_conformance.checks.base import CheckResult, Status
 
 SCHEMA_REQUIREMENTS = ("ROC-MODEL-001", "ROC-MODEL-011")
-STOP_REASONS = frozenset(
-    {
-        "end_turn",
-        "tool_use",
-        "max_tokens",
-        "stop_sequence",
-        "content_filtered",
-        "guardrail_intervened",
-        "interrupt",
-        "cancelled",
-    }
-)
-
-
 def _schema_dir() -> Path | None:
     for directory in Path(__file__).resolve().parents:
         candidate = directory / "spec" / "schema" / "v1"
         if (candidate / "agent-result.schema.json").is_file():
             return candidate
     return None
+
+
+@functools.cache
+def stop_reasons() -> frozenset[str]:
+    """The closed StopReason set, read from its schema (one source of truth); empty without the spec."""
+    directory = _schema_dir()
+    if directory is None:
+        return frozenset()
+    doc = json.loads((directory / "stop-reason.schema.json").read_text(encoding="utf-8"))
+    return frozenset(doc["enum"])
 
 
 class SchemaObserver:
@@ -100,7 +97,7 @@ class SchemaObserver:
             where = f"{rpc} trace[{index}]"
             if isinstance(event, dict) and event.get("kind") == "invocation_end":
                 stop = event.get("stopReason")
-                if stop not in STOP_REASONS:
+                if stop not in stop_reasons():
                     # The implementation's stop reason, echoed: its fault, not the adapter's.
                     if len(self.stop_reason_problems) < self.limit:
                         self.stop_reason_problems.append(f"{where}: invocation_end stopReason {stop!r}")
@@ -117,7 +114,7 @@ class SchemaObserver:
                 self._check(kind, reply[kind], "Invoke")
         if "result" in reply:
             stop = reply["result"].get("stopReason")
-            if stop not in STOP_REASONS and len(self.stop_reason_problems) < self.limit:
+            if stop not in stop_reasons() and len(self.stop_reason_problems) < self.limit:
                 self.stop_reason_problems.append(f"stopReason {stop!r}")
         for message in reply.get("messages", []):
             self._check("message", message, "history")

@@ -6,15 +6,8 @@ This package is the only part of ``roc_reference`` that imports gRPC: it turns A
 
 from __future__ import annotations
 
+from roc_reference import PROFILES  # the profiles the runtime claims; the adapter declares exactly those
+
 __all__ = ["ADAPTER_NAME", "PROFILES"]
 
 ADAPTER_NAME = "roc-reference-harness"
-PROFILES: tuple[str, ...] = (
-    "core",
-    "hooks",
-    "sequential-executor",
-    "concurrent-executor",
-    "sessions",
-    "portable-snapshot",
-)
-"""Every profile of spec 1.0 the reference runtime implements (the reserved ones are not claimed)."""
