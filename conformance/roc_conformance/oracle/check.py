@@ -134,6 +134,9 @@ _EXTRA: dict[str, dict[str, list[str]]] = {
     "bt_interrupt": {"*": [reqs.BT_INTERRUPT]},
     "batch_cancel": {"*": [reqs.CANCEL_BATCH], "after_tool_call": [reqs.CANCEL_BATCH_NO_ATC]},
     "tool_cancel": {"*": [reqs.CANCEL_TOOL]},
+    # A cancel whose message is "": a tool that runs anyway was let through by a truthiness test.
+    "batch_cancel_empty": {"*": [reqs.CANCEL_EMPTY_MESSAGE]},
+    "tool_cancel_empty": {"*": [reqs.CANCEL_EMPTY_MESSAGE]},
     "btc_interrupt": {"*": [reqs.BTC_INTERRUPT], "after_tool_call": [reqs.ATC_NOT_FOR_INTERRUPTED]},
     "btc_interrupt_over_cancel": {
         "*": [reqs.BTC_OUTRANKS_CANCEL, reqs.BTC_INTERRUPT],
@@ -147,6 +150,7 @@ _MISSING: dict[str, list[str]] = {
     "concurrent": [reqs.EXEC_CONCURRENT, reqs.EXEC_CONC_NO_CANCEL, reqs.EXEC_CONC_WAITS],
     "normal": [reqs.TOOL_BATCH],
     "tool_cancel": [reqs.CANCEL_TOOL],
+    "tool_cancel_empty": [reqs.CANCEL_EMPTY_MESSAGE],
 }
 
 
@@ -167,6 +171,9 @@ def _extra_ids(outcome: Outcome, tuid: str | None, kind: str) -> list[str]:
 def _missing_ids(outcome: Outcome, tuid: str | None, kind: str, executor: str = "sequential") -> list[str]:
     situation = outcome.tool_reasons.get(str(tuid), "normal")
     if kind == "after_tool_call":
+        if situation == "tool_cancel_empty":
+            # The expected ('error') AfterToolCall is missing because the "" cancel was ignored.
+            return [reqs.CANCEL_EMPTY_MESSAGE]
         return ([reqs.CANCEL_TOOL] if situation == "tool_cancel" else []) + [reqs.AFTER_TOOL_CALL]
     ids = _MISSING.get(situation, [reqs.TOOL_BATCH])
     if (

@@ -493,10 +493,14 @@ class OracleAgent:
         results = dict(self.completed)
         if cancel is not None:
             self._exercised |= {reqs.CANCEL_BATCH, reqs.CANCEL_BATCH_NO_ATC, reqs.CANCEL_COMPLETES}
+            if cancel == "":
+                self._exercised.add(reqs.CANCEL_EMPTY_MESSAGE)
             for u in uses:
                 if u["toolUseId"] not in results:
                     results[u["toolUseId"]] = error_result(u["toolUseId"], cancel)
-                    self._why[u["toolUseId"]] = "batch_cancel"
+                    # An empty message is its own situation: a runtime that tests the cancel by truthiness
+                    # runs the tools anyway, which breaks ROC-CANCEL-004, not the batch-cancel rule.
+                    self._why[u["toolUseId"]] = "batch_cancel_empty" if cancel == "" else "batch_cancel"
         else:
             for u in uses:
                 if u["toolUseId"] in results:
@@ -600,7 +604,8 @@ class OracleAgent:
             self._exercised |= {reqs.CANCEL_TOOL, reqs.CANCEL_MESSAGE, reqs.CANCEL_COMPLETES}
             if cancel == "":
                 self._exercised.add(reqs.CANCEL_EMPTY_MESSAGE)
-            self._why[tuid] = "tool_cancel"
+            # As for the batch: an ignored "" cancel breaks ROC-CANCEL-004 (see check._EXTRA).
+            self._why[tuid] = "tool_cancel_empty" if cancel == "" else "tool_cancel"
             result = error_result(tuid, cancel)
         else:
             if any(k[1] == tuid for k in self.interrupts):
