@@ -8,9 +8,11 @@ Everything is the spec's JSON (conformance/README.md, TEAM AgentSpec/trace vocab
     client.describe() -> Description                 # .profiles, .capabilities: frozenset[str], ...
     client.create_agent(spec: dict) -> str           # an opaque agent handle (not spec["agentId"])
     client.try_create_agent(spec) -> {"agent": str} | {"error": Error}   # runtime may refuse (sessions)
-    client.invoke(agent, inp) -> dict                # inp: {"prompt": str} | {"content": [block]}
-                                              #    | {"interruptResponses": [{"interruptId", "response"}]}
-                                                     #    | {"directToolCall": {"name", "input"}}
+    client.invoke(agent, inp) -> dict                # inp: {"prompt": str} | {"content": [any JSON]}
+                                                     #    | {"interruptResponses": [body: any JSON]}
+                                                     #    | {"directToolCall": {"name", "input": {...}}}
+        interruptResponses lists raw bodies, normally {"interruptId", "response"}; malformed ones (no id,
+        a number as id, extra members, no response) reach the runtime as they are (harness protocol 2).
         returns {"result": AgentResult} | {"error": Error} | {"toolResult": ToolResult} | {"crash": {...}}
                 plus "trace": [event], "messages": [Message] (history after the call), "state": {...}
     client.take_snapshot(agent, stored=False) -> {"snapshot": dict, "snapshotJson": str} | {"error": Error}
@@ -19,6 +21,10 @@ Everything is the spec's JSON (conformance/README.md, TEAM AgentSpec/trace vocab
         -> {"agent": str, "trace": [events fired while restoring]} | {"error": Error}
         model_turn_offset = number of model_call events the original agent has seen (the next scripted turn).
     client.dispose_agent(agent) -> None
+    client.inspect(agent) -> {"activated": bool, "interrupts": [{"id", "name", "reason"?, "source",
+                              "answered": bool, "response"?}], "preservedToolUseIds": [str],
+                              "pendingAssistantMessage"?: Message, "messages": [Message], "state": {...}}
+        the agent's interrupt state without invoking it; only when "inspect" is in describe().capabilities.
     client.transcript -> list[dict]                  # every RPC so far: {"rpc", "request", "response"} (JSON)
     client.mark() -> int; client.transcript_text(since=mark) -> str   # readable RPC transcript for notes
 
@@ -54,6 +60,7 @@ DIRECT_CALL_INTERRUPT) keeps the events recorded up to that point. A tool body t
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -75,8 +82,28 @@ from roc_conformance.pb.jsonmap import JsonMappingError
 from roc_conformance.pb.roc.conformance.v1 import harness_pb2 as hpb
 from roc_conformance.pb.roc.conformance.v1 import harness_pb2_grpc as hgrpc
 
-HARNESS_PROTOCOL_VERSION = 1
+HARNESS_PROTOCOL_VERSION = 2
 """The harness protocol version this suite speaks (``DescribeRequest.harness_protocol_version``)."""
+
+PROTOCOL_CHANGES: dict[int, tuple[str, ...]] = {
+    2: (
+        "Invoke.content is raw JSON (google.protobuf.ListValue): any block, malformed ones included, "
+        "reaches the runtime as sent",
+        "Invoke.interrupt_responses is the list of interruptResponse bodies as raw JSON "
+        "(google.protobuf.ListValue); the adapter wraps each body as {\"interruptResponse\": body} "
+        "and passes it on unvalidated",
+        "DirectToolCall.input is a JSON object (google.protobuf.Struct)",
+        "new RPC InspectAgent, capability \"inspect\": an agent's pending interrupts, answers, "
+        "preserved results and pending assistant message, read without invoking it",
+        "AgentSpec tool names (and hook toolName filters) match ^[a-zA-Z0-9_-]{1,64}$",
+    ),
+}
+"""What each harness protocol version changed from the one before (the changelog of conformance/README.md
+says the same; a test keeps the two equal). Shown when an adapter speaks an older protocol."""
+
+TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")  # use fullmatch: in Python, $ also matches before "\n"
+"""Tool names the suite may put in an AgentSpec (agent-spec.schema.json, ``ToolName``): both Strands SDKs
+refuse others, so a scenario with another name would be the suite's bug, not the implementation's."""
 
 R = TypeVar("R", bound=Message)
 
@@ -91,6 +118,7 @@ class Timeouts:
     take_snapshot: float = 10.0
     restore_agent: float = 10.0
     dispose_agent: float = 5.0
+    inspect_agent: float = 5.0
 
     def scaled(self, factor: float) -> Timeouts:
         return Timeouts(*(getattr(self, f) * factor for f in self.__dataclass_fields__))
@@ -235,12 +263,7 @@ class HarnessClient:
         self._record("Describe", req_json, doc)
         version = int(doc.get("harnessProtocolVersion", 0))
         if version != HARNESS_PROTOCOL_VERSION:
-            raise self._fault(
-                ProtocolMismatch(
-                    "Describe",
-                    f"adapter speaks harness protocol {version}, suite speaks {HARNESS_PROTOCOL_VERSION}",
-                )
-            )
+            raise self._fault(ProtocolMismatch("Describe", protocol_mismatch_message(version)))
         return Description(
             harness_protocol_version=version,
             implementation=dict(doc.get("implementation", {})),
@@ -259,6 +282,7 @@ class HarnessClient:
 
     def try_create_agent(self, spec: dict[str, Any]) -> dict[str, Any]:
         """``{"agent": handle}``, or ``{"error": Error}`` when the runtime refuses (e.g. a bad session id)."""
+        _check_tool_names(spec)
         try:
             req = hpb.CreateAgentRequest(spec=wire.agent_spec_to_proto(spec))
         except JsonMappingError as exc:
@@ -324,6 +348,7 @@ class HarnessClient:
         self, snapshot: dict[str, Any] | str, spec: dict[str, Any], *, model_turn_offset: int = 0
     ) -> dict[str, Any]:
         text = snapshot if isinstance(snapshot, str) else json.dumps(snapshot, ensure_ascii=False)
+        _check_tool_names(spec)
         try:
             req = hpb.RestoreAgentRequest(
                 snapshot_json=text, spec=wire.agent_spec_to_proto(spec), model_turn_offset=model_turn_offset
@@ -351,6 +376,30 @@ class HarnessClient:
         self.live_agents.add(agent)
         return {"agent": agent, "trace": doc.get("trace", [])}
 
+    def inspect(self, agent: str) -> dict[str, Any]:
+        """The agent's interrupt state, history and application state, read without invoking it.
+
+        Needs the adapter capability ``inspect``; a reply without an inspection is an adapter fault.
+        """
+        req = hpb.InspectAgentRequest(agent=agent)
+        req_json = {"agent": agent}
+        reply = self._call(
+            "InspectAgent", self._stub.InspectAgent, req, self.timeouts.inspect_agent, req_json
+        )
+        doc = self._decode("InspectAgent", reply)
+        self._record("InspectAgent", req_json, doc)
+        self._check_harness_error("InspectAgent", doc)
+        inspection = doc.get("inspection")
+        if not isinstance(inspection, dict):
+            raise self._fault(AdapterError("InspectAgent", "reply carries neither an inspection nor a fault"))
+        for observe in self.observers:
+            observe("InspectAgent", inspection)
+        inspection.setdefault("interrupts", [])
+        inspection.setdefault("preservedToolUseIds", [])
+        inspection.setdefault("messages", [])
+        inspection.setdefault("state", {})
+        return inspection
+
     def dispose_agent(self, agent: str) -> None:
         req = hpb.DisposeAgentRequest(agent=agent)
         req_json = {"agent": agent}
@@ -361,6 +410,31 @@ class HarnessClient:
         doc = self._decode("DisposeAgent", reply)
         self._record("DisposeAgent", req_json, doc)
         self._check_harness_error("DisposeAgent", doc)
+
+
+def _check_tool_names(spec: dict[str, Any]) -> None:
+    names = [t.get("name") for t in spec.get("tools", []) if isinstance(t, dict)]
+    names += [h["toolName"] for h in spec.get("hooks", []) if isinstance(h, dict) and "toolName" in h]
+    bad = [n for n in names if not (isinstance(n, str) and TOOL_NAME.fullmatch(n))]
+    if bad:
+        raise ValueError(f"not a valid AgentSpec: tool names {bad} break {TOOL_NAME.pattern}")
+
+
+def protocol_mismatch_message(adapter_version: int) -> str:
+    """Why the suite refuses an adapter's harness protocol, with what changed since the adapter's version."""
+    head = f"adapter speaks harness protocol {adapter_version}, suite speaks {HARNESS_PROTOCOL_VERSION}"
+    if adapter_version > HARNESS_PROTOCOL_VERSION:
+        return f"{head}; use a suite that speaks protocol {adapter_version}"
+    changes = [
+        f"  {version}: {change}"
+        for version in range(max(adapter_version, 0) + 1, HARNESS_PROTOCOL_VERSION + 1)
+        for change in PROTOCOL_CHANGES.get(version, ())
+    ]
+    listing = "\n".join(changes)
+    return (
+        f"{head}. Update the adapter (conformance/README.md, 'Harness protocol changelog'); "
+        f"changed since protocol {adapter_version}:\n{listing}"
+    )
 
 
 def wait_until_ready(target: str, *, timeout: float = 15.0) -> None:

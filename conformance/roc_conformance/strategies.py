@@ -101,6 +101,8 @@ def scenarios(
     executors = [e for e in ("sequential", "concurrent") if f"{e}-executor" in declared] or ["sequential"]
     executor = draw(st.sampled_from(executors))
     n_tools = draw(st.integers(1, 4))
+    # Every name stays within client.TOOL_NAME (^[a-zA-Z0-9_-]{1,64}$, both Strands SDKs' limit), also the
+    # unknown tool below: an adapter must be able to register or at least look up each name as given.
     tool_names = [f"tool{i}" for i in range(n_tools)]
     tools = [{"name": n, "steps": draw(tool_programs(n))} for n in tool_names]
     turns: list[dict[str, JSON]] = []

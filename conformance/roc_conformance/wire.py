@@ -1,9 +1,12 @@
 """The harness-only JSON shapes on top of the one JSON <-> proto mapping (``roc_conformance.pb.jsonmap``).
 
 Every message, of the data model (``roc.v1``) and of the harness (``roc.conformance.v1``), goes through
-``jsonmap``. The one shape it does not know is the harness's resume input: ``{"interruptResponses":
-[{"interruptId", "response"}, ...]}`` lists the ``InterruptResponse`` bodies, while the data model's
-``ResumeInput`` lists ``{"interruptResponse": {...}}`` blocks (conformance/README.md, "Invoke input JSON").
+``jsonmap``. The Invoke input is the one place where the harness deliberately does *not* use typed
+messages: since harness protocol 2, ``content`` and ``interruptResponses`` travel as raw JSON
+(``google.protobuf.ListValue``), so the suite can hand the runtime a malformed block or a response body
+with a missing, non-string or extra member and judge the runtime's own validation (ROC-RESUME-004/005).
+``{"interruptResponses": [body, ...]}`` lists the ``InterruptResponse`` *bodies*; the adapter wraps each as
+``{"interruptResponse": body}`` (conformance/README.md, "Invoke input JSON").
 """
 
 from __future__ import annotations
@@ -30,13 +33,12 @@ def invoke_request(agent: str, inp: dict[str, Any]) -> hpb.InvokeRequest:
     """An ``InvokeRequest`` from the JSON input ``{"prompt": ...} | {"content": [...]} | ...``."""
     if not isinstance(inp, dict) or len(inp) != 1 or next(iter(inp)) not in INPUT_KINDS:
         raise JsonMappingError(f"invoke input must have exactly one of {INPUT_KINDS}, got {inp!r}")
-    doc = {"agent": agent, **inp}
-    if "interruptResponses" in doc:
-        responses = doc["interruptResponses"]
-        if not isinstance(responses, list):
-            raise JsonMappingError("interruptResponses must be a list")
-        doc["interruptResponses"] = [{"interruptResponse": r} for r in responses]
-    return cast(hpb.InvokeRequest, jsonmap.to_proto(_REQUEST, doc))
+    (kind, value), *_ = inp.items()
+    if kind in ("content", "interruptResponses") and not isinstance(value, list):
+        raise JsonMappingError(f"{kind} must be a list")
+    if kind == "directToolCall" and not (isinstance(value, dict) and isinstance(value.get("input"), dict)):
+        raise JsonMappingError("directToolCall input must be a JSON object")
+    return cast(hpb.InvokeRequest, jsonmap.to_proto(_REQUEST, {"agent": agent, **inp}))
 
 
 def invoke_input(req: hpb.InvokeRequest) -> dict[str, Any]:
@@ -45,9 +47,9 @@ def invoke_input(req: hpb.InvokeRequest) -> dict[str, Any]:
     doc.pop("agent", None)
     if len(doc) != 1:
         raise JsonMappingError("invoke request carries no input")
-    if "interruptResponses" in doc:
-        blocks = doc["interruptResponses"]
-        if any("interruptResponse" not in b for b in blocks):
-            raise JsonMappingError("an interruptResponses item carries no interruptResponse")
-        doc["interruptResponses"] = [b["interruptResponse"] for b in blocks]
     return doc
+
+
+def resume_blocks(bodies: list[Any]) -> list[dict[str, Any]]:
+    """The runtime's resume input for the harness's list of response bodies: each body wrapped, unchecked."""
+    return [{"interruptResponse": body} for body in bodies]

@@ -88,11 +88,25 @@ def test_unknown_members_and_values_are_refused():
         wire.agent_spec_to_proto({**FULL_SPEC, "hooks": [{"event": "before_tool_call", "steps": []}]})
 
 
+MALFORMED_BODIES = [
+    {"interruptId": 5, "response": 1},
+    {"response": 1},
+    {"interruptId": "x", "response": 1, "extra": 2},
+    {"interruptId": "x"},
+    {"interruptId": ""},
+    "not an object",
+    None,
+    [],
+]
+
+
 @pytest.mark.parametrize(
     "inp",
     [
         {"prompt": "hello"},
         {"content": [{"text": "a"}, {"interruptResponse": {"interruptId": "i", "response": "y"}}]},
+        {"content": [{"interruptResponse": {"interruptId": 7}}, {"text": "a", "extra": 1}, 3, None]},
+        {"content": []},
         {
             "interruptResponses": [
                 {"interruptId": "i", "response": None},
@@ -101,34 +115,82 @@ def test_unknown_members_and_values_are_refused():
         },
         {"interruptResponses": []},
         {"interruptResponses": [{"interruptId": "i"}]},
+        {"interruptResponses": MALFORMED_BODIES},
         {"directToolCall": {"name": "x", "input": {"a": 1}}},
+        {"directToolCall": {"name": "x", "input": {}}},
     ],
 )
 def test_invoke_inputs_round_trip(inp):
     assert wire.invoke_input(wire.invoke_request("h", inp)) == inp
 
 
-def test_the_request_is_the_data_model_resume_input_on_the_wire():
-    """Only the harness's unwrapped list differs; the proto is the data model's ResumeInput."""
-    answers = [{"interruptId": "i", "response": 0}]
-    req = wire.invoke_request("h", {"interruptResponses": answers})
-    assert jsonmap.from_proto(req.interrupt_responses) == [{"interruptResponse": answers[0]}]
-    assert jsonmap.from_proto(wire.invoke_request("h", {"content": [{"text": "a"}]})) == {
-        "agent": "h",
-        "content": [{"text": "a"}],
-    }
+@pytest.mark.parametrize("body", MALFORMED_BODIES)
+def test_a_malformed_response_body_crosses_the_wire_as_sent(body):
+    """Protocol 2: the bodies are raw JSON, so a missing member stays missing and a number stays a number
+    (protocol 1's typed InterruptResponse turned a missing id into "" and could not carry extra members)."""
+    req = wire.invoke_request("h", {"interruptResponses": [body]})
+    assert req.WhichOneof("input") == "interrupt_responses"
+    assert jsonmap.from_proto(req.interrupt_responses) == [body]
+    assert wire.resume_blocks(wire.invoke_input(req)["interruptResponses"]) == [{"interruptResponse": body}]
 
 
-def test_an_agent_spec_without_hooks_or_tools_omits_them():
-    spec = {"agentId": "a", "executor": "sequential", "model": {"turns": []}, "state": {}}
-    assert wire.agent_spec_from_proto(wire.agent_spec_to_proto({**spec, "hooks": [], "tools": []})) == spec
+def test_raw_inputs_are_list_values_not_typed_blocks():
+    fields = hpb.InvokeRequest.DESCRIPTOR.fields_by_name
+    for name in ("content", "interrupt_responses"):
+        assert fields[name].message_type.full_name == "google.protobuf.ListValue"
+    assert hpb.DirectToolCall.DESCRIPTOR.fields_by_name["input"].message_type.full_name == (
+        "google.protobuf.Struct"
+    )
+
+
+@pytest.mark.parametrize("tool_input", [[1, 2], "text", 3, None, True])
+def test_a_direct_tool_call_input_is_a_json_object(tool_input):
+    with pytest.raises(JsonMappingError):
+        wire.invoke_request("h", {"directToolCall": {"name": "x", "input": tool_input}})
 
 
 def test_null_answer_and_missing_answer_stay_distinct():
     null = wire.invoke_request("h", {"interruptResponses": [{"interruptId": "i", "response": None}]})
     missing = wire.invoke_request("h", {"interruptResponses": [{"interruptId": "i"}]})
-    assert null.interrupt_responses.responses[0].interrupt_response.HasField("response")
-    assert not missing.interrupt_responses.responses[0].interrupt_response.HasField("response")
+    assert jsonmap.from_proto(null.interrupt_responses) == [{"interruptId": "i", "response": None}]
+    assert jsonmap.from_proto(missing.interrupt_responses) == [{"interruptId": "i"}]
+
+
+def test_an_empty_resume_list_is_still_a_resume_input():
+    req = wire.invoke_request("h", {"interruptResponses": []})
+    assert req.WhichOneof("input") == "interrupt_responses"
+    assert wire.invoke_input(req) == {"interruptResponses": []}
+
+
+def test_an_inspection_round_trips():
+    inspection = {
+        "activated": True,
+        "interrupts": [
+            {
+                "id": "i1",
+                "name": "q",
+                "reason": {"why": [1, None]},
+                "source": {"kind": "tool", "toolUseId": "t1", "toolName": "x"},
+                "answered": True,
+                "response": False,
+            },
+            {"id": "i2", "name": "r", "source": {"kind": "before_tools"}, "answered": False},
+        ],
+        "preservedToolUseIds": ["t0"],
+        "pendingAssistantMessage": {
+            "role": "assistant",
+            "content": [{"toolUse": {"toolUseId": "t1", "name": "x", "input": {}}}],
+        },
+        "messages": [{"role": "user", "content": [{"text": "go"}]}],
+        "state": {"k": 1},
+    }
+    doc = {"inspection": inspection}
+    assert jsonmap.from_proto(jsonmap.to_proto("roc.conformance.v1.InspectAgentResponse", doc)) == doc
+
+
+def test_an_agent_spec_without_hooks_or_tools_omits_them():
+    spec = {"agentId": "a", "executor": "sequential", "model": {"turns": []}, "state": {}}
+    assert wire.agent_spec_from_proto(wire.agent_spec_to_proto({**spec, "hooks": [], "tools": []})) == spec
 
 
 def test_an_invoke_input_has_exactly_one_kind():

@@ -27,7 +27,9 @@ Two more rules serve the harness types of ``roc.conformance.v1``:
    arm goes into ``kind`` and the arm's members sit beside it.
 7. ``AgentSpec.tools`` and ``AgentSpec.hooks`` are optional in JSON (absent means empty) and are
    omitted when empty.
-8. ``ContentInput`` (the ``content`` invoke input) is a bare array of content blocks, as in rule 4.
+
+(Harness protocol 1 had an eighth rule for its typed ``ContentInput``; protocol 2 carries the ``content``
+and ``interruptResponses`` invoke inputs as ``google.protobuf.ListValue``, plain JSON arrays.)
 
 Errors are values: every refusal raises ``JsonMappingError``.
 """
@@ -99,10 +101,7 @@ _NULLABLE: Final[frozenset[tuple[str, str]]] = frozenset(
     {("roc.v1.InterruptState", "pending_tool_execution")}
 )
 # Rule 4: messages whose JSON form is the bare array of their single repeated field.
-_ARRAY_WRAPPERS: Final[Mapping[str, str]] = {
-    "roc.v1.ResumeInput": "responses",
-    "roc.conformance.v1.ContentInput": "blocks",  # rule 8
-}
+_ARRAY_WRAPPERS: Final[Mapping[str, str]] = {"roc.v1.ResumeInput": "responses"}
 # Rule 6: messages whose JSON form flattens their oneof: {"<discriminator>": "<arm name>", ...arm}.
 _FLATTENED_ONEOFS: Final[Mapping[str, str]] = {"roc.conformance.v1.TraceEvent": "kind"}
 # Rule 7: optional JSON arrays (absent means empty); omitted when empty.
@@ -342,6 +341,8 @@ def from_proto(message: Message) -> Any:
         raw = json_format.MessageToDict(message, always_print_fields_with_no_presence=True)
     except (json_format.SerializeToJsonError, ValueError) as exc:
         raise JsonMappingError(f"{descriptor.full_name}: {exc}") from None
+    if descriptor.full_name in _JSON_VALUE_TYPES:  # e.g. the ListValue of a raw-JSON invoke input
+        return _normalize_numbers(raw)
     return _restore_message(descriptor, raw, descriptor.name)
 
 

@@ -3,6 +3,10 @@
 Error mapping: a ``RocError`` raised by the runtime is the implementation's answer (``error``); any other
 exception escaping the runtime during an Invoke is an implementation crash (``crash``); a problem of the
 adapter itself (unknown handle, unbuildable scenario, a bug here) is ``harness_error``.
+
+Harness protocol 2: ``content`` and ``interruptResponses`` arrive as raw JSON and go to the runtime as they
+are (response bodies wrapped as ``{"interruptResponse": body}``), so the runtime's own validation is what
+the suite judges; ``InspectAgent`` reads the agent's interrupt state without running anything.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from roc_conformance.pb.roc.conformance.v1 import harness_pb2 as hpb
 from roc_conformance.pb.roc.conformance.v1 import harness_pb2_grpc as hgrpc
 
 from roc_reference import SPEC_VERSION
+from roc_reference.agent import Agent
 from roc_reference.errors import RocError
 from roc_reference.types import AgentResult, ToolResult
 
@@ -30,7 +35,8 @@ from . import ADAPTER_NAME, PROFILES
 from .build import Built, Stores, build_agent, restore_agent
 from .programs import ScenarioError
 
-HARNESS_PROTOCOL_VERSION = 1
+HARNESS_PROTOCOL_VERSION = 2
+CAPABILITIES = ("direct-tool-call", "session-store", "snapshot-integrity", "inspect")
 IMPLEMENTATION_VERSION = "0.1.0"
 
 
@@ -78,7 +84,7 @@ class HarnessServicer(hgrpc.HarnessServiceServicer):
             ),
             spec_versions=[SPEC_VERSION],
             profiles=list(self.profiles),
-            capabilities=["direct-tool-call", "session-store", "snapshot-integrity"],
+            capabilities=list(CAPABILITIES),
         )
 
     def CreateAgent(
@@ -140,11 +146,11 @@ class HarnessServicer(hgrpc.HarnessServiceServicer):
         if "content" in inp:
             return agent.invoke(list(inp["content"]))
         if "interruptResponses" in inp:
-            blocks = [{"interruptResponse": r} for r in inp["interruptResponses"]]
-            return agent.invoke(blocks)
+            # Wrapped, never checked: a body without a response or with a numeric id must reach the
+            # runtime, whose rejection (ROC-RESUME-004/005) is what the suite judges.
+            return agent.invoke(wire.resume_blocks(list(inp["interruptResponses"])))
         call = inp["directToolCall"]
-        tool_input = call.get("input")
-        return agent.call_tool_directly(call.get("name", ""), {} if tool_input is None else tool_input)
+        return agent.call_tool_directly(call.get("name", ""), dict(call.get("input") or {}))
 
     def TakeSnapshot(
         self, request: hpb.TakeSnapshotRequest, context: grpc.ServicerContext
@@ -196,6 +202,62 @@ class HarnessServicer(hgrpc.HarnessServiceServicer):
         with self._lock:
             self._agents.pop(request.agent, None)
         return hpb.DisposeAgentResponse()
+
+    def InspectAgent(
+        self, request: hpb.InspectAgentRequest, context: grpc.ServicerContext
+    ) -> hpb.InspectAgentResponse:
+        built = self._get(request.agent)
+        if built is None:
+            return hpb.InspectAgentResponse(
+                harness_error=_harness_error(f"unknown agent handle {request.agent!r}")
+            )
+        try:
+            doc = {"inspection": inspect_agent(built.agent)}
+            reply = jsonmap.to_proto("roc.conformance.v1.InspectAgentResponse", doc)
+            return cast(hpb.InspectAgentResponse, reply)
+        except Exception as exc:
+            return hpb.InspectAgentResponse(harness_error=_harness_error(repr(exc), traceback.format_exc()))
+
+
+def inspect_agent(agent: Agent) -> dict[str, Any]:
+    """The ``AgentInspection`` JSON of an agent, read from its interrupt state without changing it.
+
+    It reads the runtime's private ``_interrupts`` the way an SDK adapter reads its SDK's internal state
+    (strands-agents keeps it in ``agent._interrupt_state``): the runtime's public API exposes only the
+    unanswered interrupts, and the suite needs the answered ones and the preserved results too
+    (ROC-RESUME-010). The agent's lock keeps a concurrent invocation from being seen half-way.
+    """
+    with agent._lock:
+        # Reported as held, not filtered by ``activated``: an interrupt a runtime keeps after its batch
+        # completed is exactly what the suite wants to see.
+        state = agent._interrupts
+        pending = state.pending
+        interrupts = []
+        for stored in state.interrupts.values():
+            entry = stored.interrupt.to_json()
+            inspected: dict[str, Any] = {
+                "id": entry["id"],
+                "name": entry["name"],
+                "source": entry["source"],
+                "answered": stored.answered,
+            }
+            if "reason" in entry:
+                inspected["reason"] = entry["reason"]
+            if stored.answered:
+                inspected["response"] = stored.response
+            interrupts.append(inspected)
+        doc: dict[str, Any] = {
+            "activated": state.activated,
+            "interrupts": interrupts,
+            "preservedToolUseIds": [
+                r.tool_use_id for r in (pending.completed_tool_results if pending is not None else [])
+            ],
+            "messages": [m.to_json() for m in agent.messages],
+            "state": agent.state.to_dict(),
+        }
+        if pending is not None:
+            doc["pendingAssistantMessage"] = pending.assistant_message.to_json()
+        return doc
 
 
 def make_server(

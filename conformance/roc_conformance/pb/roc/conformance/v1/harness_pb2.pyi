@@ -1,8 +1,8 @@
 from google.protobuf import struct_pb2 as _struct_pb2
 from roc_conformance.pb.roc.v1 import agent_result_pb2 as _agent_result_pb2
 from roc_conformance.pb.roc.v1 import error_pb2 as _error_pb2
+from roc_conformance.pb.roc.v1 import interrupt_pb2 as _interrupt_pb2
 from roc_conformance.pb.roc.v1 import message_pb2 as _message_pb2
-from roc_conformance.pb.roc.v1 import resume_pb2 as _resume_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
@@ -252,24 +252,18 @@ class InvokeRequest(_message.Message):
     DIRECT_TOOL_CALL_FIELD_NUMBER: _ClassVar[int]
     agent: str
     prompt: str
-    content: ContentInput
-    interrupt_responses: _resume_pb2.ResumeInput
+    content: _struct_pb2.ListValue
+    interrupt_responses: _struct_pb2.ListValue
     direct_tool_call: DirectToolCall
-    def __init__(self, agent: _Optional[str] = ..., prompt: _Optional[str] = ..., content: _Optional[_Union[ContentInput, _Mapping]] = ..., interrupt_responses: _Optional[_Union[_resume_pb2.ResumeInput, _Mapping]] = ..., direct_tool_call: _Optional[_Union[DirectToolCall, _Mapping]] = ...) -> None: ...
-
-class ContentInput(_message.Message):
-    __slots__ = ("blocks",)
-    BLOCKS_FIELD_NUMBER: _ClassVar[int]
-    blocks: _containers.RepeatedCompositeFieldContainer[_message_pb2.ContentBlock]
-    def __init__(self, blocks: _Optional[_Iterable[_Union[_message_pb2.ContentBlock, _Mapping]]] = ...) -> None: ...
+    def __init__(self, agent: _Optional[str] = ..., prompt: _Optional[str] = ..., content: _Optional[_Union[_struct_pb2.ListValue, _Mapping]] = ..., interrupt_responses: _Optional[_Union[_struct_pb2.ListValue, _Mapping]] = ..., direct_tool_call: _Optional[_Union[DirectToolCall, _Mapping]] = ...) -> None: ...
 
 class DirectToolCall(_message.Message):
     __slots__ = ("name", "input")
     NAME_FIELD_NUMBER: _ClassVar[int]
     INPUT_FIELD_NUMBER: _ClassVar[int]
     name: str
-    input: _struct_pb2.Value
-    def __init__(self, name: _Optional[str] = ..., input: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ...) -> None: ...
+    input: _struct_pb2.Struct
+    def __init__(self, name: _Optional[str] = ..., input: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class InvokeResponse(_message.Message):
     __slots__ = ("result", "error", "tool_result", "harness_error", "crash", "trace", "messages", "state")
@@ -466,6 +460,52 @@ class DisposeAgentResponse(_message.Message):
     HARNESS_ERROR_FIELD_NUMBER: _ClassVar[int]
     harness_error: HarnessError
     def __init__(self, harness_error: _Optional[_Union[HarnessError, _Mapping]] = ...) -> None: ...
+
+class InspectAgentRequest(_message.Message):
+    __slots__ = ("agent",)
+    AGENT_FIELD_NUMBER: _ClassVar[int]
+    agent: str
+    def __init__(self, agent: _Optional[str] = ...) -> None: ...
+
+class InspectAgentResponse(_message.Message):
+    __slots__ = ("inspection", "harness_error")
+    INSPECTION_FIELD_NUMBER: _ClassVar[int]
+    HARNESS_ERROR_FIELD_NUMBER: _ClassVar[int]
+    inspection: AgentInspection
+    harness_error: HarnessError
+    def __init__(self, inspection: _Optional[_Union[AgentInspection, _Mapping]] = ..., harness_error: _Optional[_Union[HarnessError, _Mapping]] = ...) -> None: ...
+
+class AgentInspection(_message.Message):
+    __slots__ = ("activated", "interrupts", "preserved_tool_use_ids", "pending_assistant_message", "messages", "state")
+    ACTIVATED_FIELD_NUMBER: _ClassVar[int]
+    INTERRUPTS_FIELD_NUMBER: _ClassVar[int]
+    PRESERVED_TOOL_USE_IDS_FIELD_NUMBER: _ClassVar[int]
+    PENDING_ASSISTANT_MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGES_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    activated: bool
+    interrupts: _containers.RepeatedCompositeFieldContainer[InspectedInterrupt]
+    preserved_tool_use_ids: _containers.RepeatedScalarFieldContainer[str]
+    pending_assistant_message: _message_pb2.Message
+    messages: _containers.RepeatedCompositeFieldContainer[_message_pb2.Message]
+    state: _struct_pb2.Struct
+    def __init__(self, activated: _Optional[bool] = ..., interrupts: _Optional[_Iterable[_Union[InspectedInterrupt, _Mapping]]] = ..., preserved_tool_use_ids: _Optional[_Iterable[str]] = ..., pending_assistant_message: _Optional[_Union[_message_pb2.Message, _Mapping]] = ..., messages: _Optional[_Iterable[_Union[_message_pb2.Message, _Mapping]]] = ..., state: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+
+class InspectedInterrupt(_message.Message):
+    __slots__ = ("id", "name", "reason", "source", "answered", "response")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    ANSWERED_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    name: str
+    reason: _struct_pb2.Value
+    source: _interrupt_pb2.InterruptSource
+    answered: bool
+    response: _struct_pb2.Value
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., reason: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., source: _Optional[_Union[_interrupt_pb2.InterruptSource, _Mapping]] = ..., answered: _Optional[bool] = ..., response: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ...) -> None: ...
 
 class ImplementationCrash(_message.Message):
     __slots__ = ("type", "message", "details")

@@ -65,6 +65,11 @@ class HarnessServiceStub:
                 request_serializer=roc_dot_conformance_dot_v1_dot_harness__pb2.DisposeAgentRequest.SerializeToString,
                 response_deserializer=roc_dot_conformance_dot_v1_dot_harness__pb2.DisposeAgentResponse.FromString,
                 _registered_method=True)
+        self.InspectAgent = channel.unary_unary(
+                '/roc.conformance.v1.HarnessService/InspectAgent',
+                request_serializer=roc_dot_conformance_dot_v1_dot_harness__pb2.InspectAgentRequest.SerializeToString,
+                response_deserializer=roc_dot_conformance_dot_v1_dot_harness__pb2.InspectAgentResponse.FromString,
+                _registered_method=True)
 
 
 class HarnessServiceServicer:
@@ -114,6 +119,13 @@ class HarnessServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def InspectAgent(self, request, context):
+        """Read an agent's interrupt state without invoking it (capability "inspect"; harness protocol 2).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_HarnessServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -146,6 +158,11 @@ def add_HarnessServiceServicer_to_server(servicer, server):
                     servicer.DisposeAgent,
                     request_deserializer=roc_dot_conformance_dot_v1_dot_harness__pb2.DisposeAgentRequest.FromString,
                     response_serializer=roc_dot_conformance_dot_v1_dot_harness__pb2.DisposeAgentResponse.SerializeToString,
+            ),
+            'InspectAgent': grpc.unary_unary_rpc_method_handler(
+                    servicer.InspectAgent,
+                    request_deserializer=roc_dot_conformance_dot_v1_dot_harness__pb2.InspectAgentRequest.FromString,
+                    response_serializer=roc_dot_conformance_dot_v1_dot_harness__pb2.InspectAgentResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -311,6 +328,33 @@ class HarnessService:
             '/roc.conformance.v1.HarnessService/DisposeAgent',
             roc_dot_conformance_dot_v1_dot_harness__pb2.DisposeAgentRequest.SerializeToString,
             roc_dot_conformance_dot_v1_dot_harness__pb2.DisposeAgentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def InspectAgent(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/roc.conformance.v1.HarnessService/InspectAgent',
+            roc_dot_conformance_dot_v1_dot_harness__pb2.InspectAgentRequest.SerializeToString,
+            roc_dot_conformance_dot_v1_dot_harness__pb2.InspectAgentResponse.FromString,
             options,
             channel_credentials,
             insecure,
