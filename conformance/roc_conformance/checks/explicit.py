@@ -11,6 +11,7 @@ from typing import Any
 
 from roc_conformance import scenarios as sc
 from roc_conformance.checks.base import Check, CheckContext
+from roc_conformance.checks.resume_shape import resume_shape_checks
 from roc_conformance.checks.snapshots import snapshot_checks
 from roc_conformance.errors import ConformanceViolation
 
@@ -336,4 +337,135 @@ def explicit_checks() -> list[Check]:
         for name, reqs, fn, profiles, desc in _EXPLICIT
     ]
     checks.extend(snapshot_checks())
+    checks.extend(resume_shape_checks())
     return checks
+
+
+# ---------------------------------------------------------------------------------------------
+# Divergences seen in strands-agents 1.62 that the oracle-driven checks cannot set up on their own.
+
+
+def _resume(*pairs: tuple[str, Any]) -> dict[str, Any]:
+    return {"interruptResponses": [{"interruptId": iid, "response": value} for iid, value in pairs]}
+
+
+def _code(out: dict[str, Any]) -> str | None:
+    err = out.get("error")
+    return err.get("code") if isinstance(err, dict) else None
+
+
+def _outcome(out: dict[str, Any]) -> str:
+    """A short description of a reply, for messages."""
+    if "crash" in out:
+        return f"a crash {out['crash']}"
+    if _code(out) is not None:
+        return f"error {_code(out)}"
+    return f"stopReason {(out.get('result') or {}).get('stopReason')!r}"
+
+
+def _only_interrupt_id(out: dict[str, Any]) -> str | None:
+    """The id of the one interrupt a reply stops with; None when it does not stop with exactly one."""
+    result = out.get("result") or {}
+    interrupts = result.get("interrupts") or []
+    if result.get("stopReason") != "interrupt" or len(interrupts) != 1:
+        return None
+    return str(interrupts[0].get("id"))
+
+
+def _consumed_answer_problems(ctx: CheckContext, label: str, spec: dict[str, Any]) -> dict[str, list[str]]:
+    """Batch 1 stops and is answered; batch 2 stops at an equal raise point; batch 1's answer is re-sent.
+
+    The scenario's unit raises one name before anything else, so batch 2 can get past its raise point
+    without stopping only with an answer, and the only answer ever given for that raise point is batch 1's.
+    """
+    client = ctx.client
+    agent = client.create_agent(spec)
+    first = client.invoke(agent, {"prompt": "go"})
+    first_id = _only_interrupt_id(first)
+    if first_id is None:
+        return {"ROC-STOP-001": [f"{label}: batch 1 should stop with one interrupt, got {_outcome(first)}"]}
+    second = client.invoke(agent, _resume((first_id, "first")))
+    second_id = _only_interrupt_id(second)
+    stop = (second.get("result") or {}).get("stopReason")
+    if second_id is None and stop is not None and stop != "interrupt":
+        msg = f"{label}: batch 2 did not stop ({stop!r}) at the raise point batch 1's answer was for"
+        return {"ROC-ANSWER-010": [msg]}
+    if second_id is None and _code(second) == "DUPLICATE_INTERRUPT_NAME":
+        # Each unit raises one name once, so the only interrupt the name can clash with is batch 1's,
+        # which completion should have consumed.
+        msg = f"{label}: batch 2 failed with DUPLICATE_INTERRUPT_NAME: batch 1's interrupt was not consumed"
+        return {"ROC-ANSWER-007": [msg]}
+    if second_id is None:
+        return {"ROC-STOP-001": [f"{label}: batch 2 should stop with one interrupt, got {_outcome(second)}"]}
+    wrong: dict[str, list[str]] = {}
+    if second_id == first_id:
+        wrong["ROC-MODEL-008"] = [f"{label}: batch 2's interrupt reuses batch 1's id {first_id!r}"]
+    resent = client.invoke(agent, _resume((first_id, "again")))
+    if _code(resent) != "UNKNOWN_INTERRUPT":
+        wrong["ROC-ANSWER-009"] = [
+            f"{label}: batch 1's consumed answer sent again while batch 2 is interrupted gave "
+            f"{_outcome(resent)}, not UNKNOWN_INTERRUPT"
+        ]
+        if "result" in resent and second_id == first_id:
+            wrong["ROC-ANSWER-010"] = [
+                f"{label}: the re-sent consumed answer was taken as the answer to batch 2's interrupt"
+            ]
+    return wrong
+
+
+def check_consumed_answer_later_batch(ctx: CheckContext) -> None:
+    """A later batch raising at an equal raise point gets a new id, and a consumed answer never answers it.
+
+    Two raise points that repeat from batch to batch: a tool body under a model that reuses a toolUseId, and
+    (with ``hooks``) a BeforeTools callback, whose raise point has no tool use to tell batches apart.
+    """
+    executor = sc.executor_for(ctx.profiles)
+    scenarios = [
+        (
+            "tool body, toolUseId reused by the model",
+            sc.agent_spec(
+                "consumed-tool",
+                executor=executor,
+                turns=[
+                    sc.turn(sc.tool_use("t1", "ask")),
+                    sc.turn(sc.tool_use("t1", "ask")),
+                    sc.turn(sc.text("done")),
+                ],
+                tools=[sc.tool("ask", sc.interrupt("q"), sc.returns("asked"))],
+            ),
+        )
+    ]
+    if "hooks" in ctx.profiles:
+        scenarios.append(
+            (
+                "BeforeTools callback",
+                sc.agent_spec(
+                    "consumed-batch",
+                    executor=executor,
+                    turns=[
+                        sc.turn(sc.tool_use("t1", "plain")),
+                        sc.turn(sc.tool_use("t2", "plain")),
+                        sc.turn(sc.text("done")),
+                    ],
+                    tools=[sc.tool("plain", sc.returns("ran"))],
+                    hooks=[sc.hook("BeforeTools", sc.interrupt("batch"))],
+                ),
+            )
+        )
+    wrong: dict[str, list[str]] = {}
+    for label, spec in scenarios:
+        for req, msgs in _consumed_answer_problems(ctx, label, spec).items():
+            wrong.setdefault(req, []).extend(msgs)
+    if wrong:
+        raise ConformanceViolation(tuple(wrong), "; ".join(f"[{r}] {'; '.join(m)}" for r, m in wrong.items()))
+
+
+_EXPLICIT += (
+    (
+        "explicit:consumed-answer-later-batch",
+        ("ROC-MODEL-008", "ROC-ANSWER-007", "ROC-ANSWER-009", "ROC-ANSWER-010"),
+        check_consumed_answer_later_batch,
+        ("core",),
+        "a later batch's interrupt at an equal raise point gets a new id; a consumed answer never answers it",
+    ),
+)

@@ -108,12 +108,21 @@ class IdBinder:
         return self.current.get(key) or self.history.get(key)
 
     def resolve(self, iid: str) -> Ref:
+        """What a literal id sent by the suite refers to: a pending interrupt, or an unknown reference.
+
+        An id of a finished batch stays a *consumed* reference even when the implementation has handed the
+        same id to a pending interrupt of a later batch (which ROC-MODEL-008 forbids): the caller re-sends a
+        consumed answer, and taking it as an answer to the new interrupt is exactly the fault to catch
+        (ROC-ANSWER-009, ROC-ANSWER-010), so it must not be predicted as a valid resume.
+        """
         if not isinstance(iid, str) or not iid:
             return UnknownRef(repr(iid), malformed=True)
+        if iid in self.retired:
+            return UnknownRef(iid, consumed=True, reissued=iid in self.current.values())
         for k, v in self.current.items():
             if v == iid:
                 return k
-        return UnknownRef(iid, consumed=iid in self.retired)
+        return UnknownRef(iid)
 
     def retire(self) -> None:
         """The batch completed: its answers are consumed and its ids are no longer pending."""

@@ -44,11 +44,16 @@ CODES_ANY_RESUME_SHAPE = frozenset({"NOT_INTERRUPTED", "INVALID_RESUME"})
 @dataclass(frozen=True)
 class UnknownRef:
     """An interrupt id the oracle does not know: a wrong id, one consumed in a finished batch
-    (``consumed``), or a malformed reference (missing, empty or not a string: ``malformed``)."""
+    (``consumed``), or a malformed reference (missing, empty or not a string: ``malformed``).
+
+    ``reissued``: a consumed id that the implementation also reports for a pending interrupt of a later
+    batch (against ROC-MODEL-008); accepting it delivers the consumed answer to that batch (ROC-ANSWER-010).
+    """
 
     raw: str
     consumed: bool = False
     malformed: bool = False
+    reissued: bool = False
 
 
 Ref = Key | UnknownRef
@@ -327,6 +332,8 @@ class OracleAgent:
                 codes.add("UNKNOWN_INTERRUPT")
                 if isinstance(r.ref, UnknownRef):
                     req_ids.append(reqs.CONSUMED_UNKNOWN if r.ref.consumed else reqs.RESUME_UNKNOWN)
+                    if r.ref.reissued:
+                        req_ids.append(reqs.CONSUMED_NOT_DELIVERED)
                 else:
                     req_ids.append(reqs.ANSWERED_UNKNOWN if r.ref in self.interrupts else reqs.WITHDRAWN)
             if r.ref in seen:
