@@ -9,6 +9,10 @@ the implementation emits: a malformed event is an adapter fault and makes the ch
 except an ``invocation_end`` whose stopReason the spec does not define, which is the implementation's own
 value echoed (ROC-MODEL-011, FAIL). RestoreAgent traces are checked the same way whenever the client
 reports that RPC to its observers.
+
+InspectAgent replies (harness protocol 2) carry the implementation's own values too: the history and the
+pending assistant message are validated as messages, and each inspected interrupt, without the harness's
+``answered`` / ``response`` members, as an Interrupt.
 """
 
 from __future__ import annotations
@@ -72,6 +76,7 @@ class SchemaObserver:
                 ("message", "message"),
                 ("toolResult", "tool-result"),
                 ("traceEvent", "trace-event"),
+                ("interrupt", "interrupt"),
             ):
                 if f"{name}.schema.json" in docs:
                     self._validators[key] = Draft202012Validator(
@@ -104,9 +109,21 @@ class SchemaObserver:
                     continue
             self._check("traceEvent", event, where, self.trace_problems)
 
+    def _check_inspection(self, inspection: dict[str, Any]) -> None:
+        for message in inspection.get("messages", []):
+            self._check("message", message, "InspectAgent history")
+        if "pendingAssistantMessage" in inspection:
+            self._check("message", inspection["pendingAssistantMessage"], "InspectAgent pending message")
+        for item in inspection.get("interrupts", []):
+            if isinstance(item, dict):
+                interrupt = {k: v for k, v in item.items() if k not in ("answered", "response")}
+                self._check("interrupt", interrupt, "InspectAgent interrupts")
+
     def __call__(self, rpc: str, reply: dict[str, Any]) -> None:
         if rpc in ("Invoke", "RestoreAgent"):
             self._check_trace(rpc, reply.get("trace", []))
+        if rpc == "InspectAgent":
+            self._check_inspection(reply)
         if rpc != "Invoke":
             return
         for kind in ("result", "error", "toolResult"):
