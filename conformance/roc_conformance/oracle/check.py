@@ -152,6 +152,8 @@ _EXTRA: dict[str, dict[str, list[str]]] = {
         "after_tool_call": [reqs.BTC_OUTRANKS_CANCEL, reqs.ATC_NOT_FOR_INTERRUPTED],
     },
     "seq_skipped": {"*": [reqs.EXEC_SEQUENTIAL]},
+    # The unit must stop again, but an answer from a rejected resume let it (and what follows) go on.
+    "rejected_kept": {"*": [reqs.RESUME_UNCHANGED]},
 }
 _MISSING: dict[str, list[str]] = {
     "rerun": [reqs.REPLAY_RERUN],
@@ -160,11 +162,14 @@ _MISSING: dict[str, list[str]] = {
     "normal": [reqs.TOOL_BATCH],
     "tool_cancel": [reqs.CANCEL_TOOL],
     "tool_cancel_empty": [reqs.CANCEL_EMPTY_MESSAGE],
+    "rejected_kept": [reqs.RESUME_UNCHANGED],
 }
 
 
 def _extra_ids(outcome: Outcome, tuid: str | None, kind: str) -> list[str]:
     situation = outcome.tool_reasons.get(str(tuid), "normal")
+    if situation == "rejected_kept":
+        return _EXTRA[situation]["*"]
     if kind == "after_tool_call" and tuid in outcome.interrupted:
         return [reqs.ATC_NOT_FOR_INTERRUPTED]
     table = _EXTRA.get(situation)
@@ -249,6 +254,10 @@ def check_error(outcome: Outcome, observed: dict[str, JSON]) -> list[Violation]:
 def _unexpected_error_ids(outcome: Outcome, code: str) -> list[str]:
     base = [reqs.RESUME_ACCEPT] if outcome.resumed else []
     partial = [reqs.PARTIAL] if reqs.PARTIAL in outcome.exercised else []
+    if code == "UNKNOWN_INTERRUPT" and set(outcome.answered) & outcome.rejected_named:
+        # This resume answers an interrupt an earlier rejected resume named; the implementation calls it
+        # unknown (already answered): the rejected input left its answer behind.
+        return [reqs.RESUME_UNCHANGED]
     table: dict[str, list[str]] = {
         "INVALID_RESPONSE": [reqs.RESUME_PRESENCE] if reqs.RESUME_PRESENCE in outcome.exercised else base,
         # An id the implementation reported itself is unknown to it now: lost, or changed (not stable).
@@ -322,7 +331,10 @@ def check_interrupts(outcome: Outcome, got: list[Any], binder: IdBinder, out: li
         elif src.get("toolName") != exp.source.get("toolName"):
             out.append(Violation([reqs.INTERRUPT_SOURCE], f"{key}: source.toolName {src.get('toolName')!r}"))
     for key in expected:
-        if key not in seen:
+        if key in outcome.rejected_named and key not in seen:
+            # Named by a rejected resume and now not asked again: that input's answer was kept.
+            out.append(Violation([reqs.RESUME_UNCHANGED], f"interrupt {key} missing from the result"))
+        elif key not in seen:
             ids_ = [reqs.STOP_ALL_INTERRUPTS]
             if key[0] != "tool" and any(k[1] == key[1] and k[0] == key[0] and k != key for k in seen):
                 ids_.append(reqs.FANOUT_ALL)  # another callback of the same firing was reported

@@ -134,6 +134,9 @@ class Outcome:
     exercised: set[str] = field(default_factory=set)  # requirement IDs this invocation exercises
     tool_reasons: dict[str, str] = field(default_factory=dict)  # toolUseId -> rule deciding if it runs
     reason_changed: set[Key] = field(default_factory=set)  # re-raised with another reason (ROC-STOP-011)
+    # Pending interrupts an earlier *rejected* resume named (since the last accepted input): an implementation
+    # that kept that input's answers shows it here, by not asking them again (ROC-RESUME-010).
+    rejected_named: set[Key] = field(default_factory=set)
 
     @property
     def is_error(self) -> bool:
@@ -210,6 +213,9 @@ class OracleAgent:
         self._interrupted: set[str] = set()
         self._answered_now: list[Key] = []
         self._reason_changed: set[Key] = set()
+        # Keys named by rejected resumes since the last accepted input (see Outcome.rejected_named). Private,
+        # so the rollback of a failed invocation keeps it.
+        self._rejected_named: set[Key] = set()
         self._completed = 0
         # The scripted model's cursor: call i uses turns[i]. It belongs to the harness's model, not to the
         # agent, so a failed invocation does not rewind it (the agent itself is restored, ROC-ERR-006).
@@ -284,7 +290,28 @@ class OracleAgent:
         out.reason_changed = set(self._reason_changed)
         out.completed_batches = 0 if out.is_error else self._completed
         out.interrupted = set(self._interrupted)
+        self._track_rejected_answers(inp, before, out)
         return out
+
+    def _track_rejected_answers(self, inp: Input, before: OracleAgent, out: Outcome) -> None:
+        """Remember the pending interrupts a rejected resume named, until the next accepted input; on that
+        one, blame the tools that run past a raise point only such an answer could open on ROC-RESUME-010."""
+        out.rejected_named = set(self._rejected_named)
+        if out.is_error:
+            if isinstance(inp, Resume):
+                pending = set(before.pending_keys())
+                self._rejected_named |= {r.ref for r in inp.responses if r.ref in pending}
+            return
+        self._rejected_named = set()
+        kept = [i.key for i in out.interrupts if i.key in out.rejected_named]
+        if any(layer == "before_tools" for layer, _, _ in kept):
+            opened = {t for t, why in out.tool_reasons.items() if why == "bt_interrupt"}
+        else:
+            opened = {str(tuid) for _, tuid, _ in kept if tuid is not None}
+            if opened:  # a kept answer lets that tool go on, and the sequential executor the ones after it
+                opened |= {t for t, why in out.tool_reasons.items() if why == "seq_skipped"}
+        for tuid in opened:
+            out.tool_reasons[tuid] = "rejected_kept"
 
     # ---- input validation (pinned semantics 12, 13, 16; ROC-RESUME-*) ---------------------------
 

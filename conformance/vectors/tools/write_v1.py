@@ -1361,6 +1361,87 @@ vector(
 )
 
 
+# --- divergences seen in strands-agents 1.62 ---
+# Each vector below sets up one behaviour a real SDK got wrong (conformance/fixtures/broken/ has a fixture
+# behaving like it), so the finding names the requirement that behaviour breaks.
+
+# A batch cancel whose message is "" still cancels (a truthiness test lets the tools run).
+vector(
+    "batch-cancel-empty-message",
+    "A BeforeTools cancel whose message is the empty string still cancels the batch",
+    [R.CANCEL_EMPTY_MESSAGE, R.CANCEL_BATCH, R.CANCEL_BATCH_NO_ATC],
+    ["core", "hooks"],
+    agent(
+        "sequential",
+        [turn(tu("t1", "x"), tu("t2", "x")), turn(text("end"))],
+        [tool("x", ret())],
+        [hook("BeforeTools", {"cancel": {"message": ""}})],
+    ),
+    [
+        step(
+            {"prompt": "p"},
+            stopReason="end_turn",
+            beforeToolCall={},
+            toolStarts={},
+            afterToolCall={},
+            afterTools=[["t1", "t2"]],
+            messages=[
+                user("p"),
+                asst(tu("t1", "x"), tu("t2", "x")),
+                results(err("t1", ""), err("t2", "")),
+                asst(text("end")),
+            ],
+        )
+    ],
+    "spec ROC-CANCEL-004",
+)
+
+# A rejected resume stores nothing, also the valid answers it held before its faulty entry (an SDK that
+# stores each answer while it walks the input keeps A's answer, and the next resume completes the batch).
+TWO_GATES = [hook("BeforeToolCall", intr("a")), hook("BeforeToolCall", intr("b"))]
+GATES_ASKED = [
+    {"name": "a", "source": src("before_tool_call", "t1", "x")},
+    {"name": "b", "source": src("before_tool_call", "t1", "x")},
+]
+vector(
+    "rejected-resume-keeps-nothing",
+    "A resume rejected for its second entry leaves the first entry's interrupt unanswered",
+    [R.RESUME_UNCHANGED, R.RESUME_NOTHING_RUNS, R.RESUME_UNKNOWN, R.RESUME_NULL, R.PARTIAL_SAME],
+    ["core", "hooks"],
+    agent("sequential", T8, [tool("x", ret("ran"))], TWO_GATES),
+    [
+        step({"prompt": "p"}, stopReason="interrupt", interrupts=GATES_ASKED, toolStarts={}),
+        step(
+            {
+                "interruptResponses": [
+                    {"interrupt": ref("a"), "response": "y"},
+                    {"interruptId": "no-such-interrupt", "response": "y"},
+                ]
+            },
+            error="UNKNOWN_INTERRUPT",
+            **REJECTED,
+        ),
+        step(answer((ref("a"), "y"), (ref("b"), None)), error="INVALID_RESPONSE", **REJECTED),
+        # Only b is answered now; a must be asked again, with its id, as if the rejected inputs never came.
+        step(
+            answer((ref("b"), "y")),
+            stopReason="interrupt",
+            interrupts=GATES_ASKED[:1],
+            toolStarts={},
+            modelCalls=[],
+            messagesAdded=[],
+        ),
+        step(
+            answer((ref("a"), "y")),
+            stopReason="end_turn",
+            toolStarts={"t1": 1},
+            messages=[user("p"), asst(tu("t1", "x")), results(ok("t1", [], "ran")), asst(text("end"))],
+        ),
+    ],
+    "spec ROC-RESUME-010",
+)
+
+
 def rendered() -> dict[str, str]:
     """File name -> exact file text of every vector (the committed files must equal this)."""
     return {f"{v['id']}.json": json.dumps(v, indent=2, ensure_ascii=False) + "\n" for v in VECTORS}
