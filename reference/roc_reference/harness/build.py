@@ -1,8 +1,10 @@
 """AgentSpec (JSON) -> a live ``roc_reference.Agent`` whose every observable step is recorded as a trace.
 
-Recording uses only public runtime surfaces, the way an adapter for any SDK would: hook callbacks
-registered before the scenario's own callbacks (so each event is recorded before the callbacks it runs),
-tool wrappers around the step programs, and a scripted model that counts its calls.
+Recording uses only public runtime surfaces, the way an adapter for any SDK would: hook callbacks placed
+so that they run before the scenario's own callbacks of the same event (so each event is recorded before the
+callbacks it runs; for After* events, which run in reverse registration order, that means registered last),
+tool wrappers around the step programs, and a scripted model that counts its calls. Nothing is written onto
+event objects.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from roc_reference.hooks import (
     BeforeModelCallEvent,
     BeforeToolCallEvent,
     BeforeToolsEvent,
+    HookEvent,
     HookRegistry,
     MessageAddedEvent,
 )
@@ -216,46 +219,35 @@ class ScenarioHooks:
         registry.add_callback(MessageAddedEvent, lambda e: trace.emit("message_added", role=e.message.role))
         registry.add_callback(BeforeInvocationEvent, lambda e: trace.emit("before_invocation"))
         registry.add_callback(BeforeModelCallEvent, lambda e: trace.emit("before_model_call"))
-        # A runtime may run After* callbacks in reverse registration order (ROC-HOOK-014), so their recorders
-        # are registered both before and after the scenario's callbacks; whichever runs first records.
+        # An After* recorder must run before the scenario's callbacks of its event, and it must not mark the
+        # event object to say it did (SDK events may refuse new attributes: strands-agents' do). The runtime
+        # runs After* callbacks in reverse registration order (ROC-HOOK-014), so each recorder is registered
+        # where that order runs it first: after the scenario's callbacks for a reverse-order event. (A
+        # strands adapter gets the same effect from a lower HookOrder.)
         after = self._after_recorders()
         for event_type, record in after:
-            registry.add_callback(event_type, record)
+            if not event_type.reverse_order:
+                registry.add_callback(event_type, record)
         for index, (event, tool_name, steps) in enumerate(self.parsed.hooks):
             self._register(registry, index, event, tool_name, steps)
         for event_type, record in after:
-            registry.add_callback(event_type, record)
+            if event_type.reverse_order:
+                registry.add_callback(event_type, record)
 
-    def _after_recorders(self) -> list[tuple[type[Any], Callable[[Any], None]]]:
+    def _after_recorders(self) -> list[tuple[type[HookEvent], Callable[[Any], None]]]:
         trace = self.trace
 
-        def once(emit: Callable[[Any], None]) -> Callable[[Any], None]:
-            def record(event: Any) -> None:
-                if not getattr(event, "_roc_recorded", False):
-                    event._roc_recorded = True
-                    emit(event)
+        def after_tool_call(e: AfterToolCallEvent) -> None:
+            trace.emit("after_tool_call", toolUseId=e.tool_use.tool_use_id, status=e.result.status)
 
-            return record
+        def after_tools(e: AfterToolsEvent) -> None:
+            trace.emit("after_tools", toolUseIds=[r.tool_use_id for r in e.message.tool_results()])
 
         return [
-            (
-                AfterToolCallEvent,
-                once(
-                    lambda e: trace.emit(
-                        "after_tool_call", toolUseId=e.tool_use.tool_use_id, status=e.result.status
-                    )
-                ),
-            ),
-            (
-                AfterToolsEvent,
-                once(
-                    lambda e: trace.emit(
-                        "after_tools", toolUseIds=[r.tool_use_id for r in e.message.tool_results()]
-                    )
-                ),
-            ),
-            (AfterInvocationEvent, once(lambda e: trace.emit("after_invocation"))),
-            (AfterModelCallEvent, once(lambda e: trace.emit("after_model_call"))),
+            (AfterToolCallEvent, after_tool_call),
+            (AfterToolsEvent, after_tools),
+            (AfterInvocationEvent, lambda e: trace.emit("after_invocation")),
+            (AfterModelCallEvent, lambda e: trace.emit("after_model_call")),
         ]
 
     def _register(
