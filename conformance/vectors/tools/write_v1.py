@@ -1442,6 +1442,38 @@ vector(
 )
 
 
+# An answer sent to an idle agent is NOT_INTERRUPTED also when text comes with it (an SDK whose prompt check
+# runs first raises its own exception for the mix), in either order and as content.
+STRAY = {"interruptResponse": {"interruptId": "no-such-interrupt", "response": "y"}}
+vector(
+    "mixed-input-when-idle",
+    "Text mixed with an interruptResponse, sent to an agent that is not interrupted, is NOT_INTERRUPTED",
+    [R.NOT_INTERRUPTED, R.RESUME_UNCHANGED, R.RESUME_NOTHING_RUNS, R.ERROR_VALUES],
+    ["core"],
+    agent("sequential", T12, [tool("ask", intr("q"), ret("a"))]),
+    [
+        step({"content": [text("hi"), STRAY]}, error="NOT_INTERRUPTED", **REJECTED),
+        step({"content": [STRAY, text("hi")]}, error="NOT_INTERRUPTED", **REJECTED),
+        step({"content": [STRAY]}, error="NOT_INTERRUPTED", **REJECTED),
+        step(
+            {"prompt": "p"},
+            stopReason="interrupt",
+            interrupts=[{"name": "q", "source": src("tool", "t1", "ask")}],
+            messages=[user("p")],
+        ),
+        step(answer((ref("q"), "y")), stopReason="end_turn", modelCalls=[1]),
+        # Idle again, after a completed batch: the same inputs are refused the same way.
+        step({"content": [text("more"), STRAY]}, error="NOT_INTERRUPTED", **REJECTED),
+        step(
+            {"content": [text("hi"), {"interruptResponse": {"interruptId": "no-such-interrupt"}}]},
+            error="NOT_INTERRUPTED",
+            **REJECTED,
+        ),
+    ],
+    "spec ROC-RESUME-012, 3.4",
+)
+
+
 def rendered() -> dict[str, str]:
     """File name -> exact file text of every vector (the committed files must equal this)."""
     return {f"{v['id']}.json": json.dumps(v, indent=2, ensure_ascii=False) + "\n" for v in VECTORS}
