@@ -101,6 +101,9 @@ PROTOCOL_CHANGES: dict[int, tuple[str, ...]] = {
 """What each harness protocol version changed from the one before (the changelog of conformance/README.md
 says the same; a test keeps the two equal). Shown when an adapter speaks an older protocol."""
 
+CAPABILITIES = frozenset({"direct-tool-call", "session-store", "snapshot-integrity", "inspect"})
+"""The adapter capabilities this harness protocol defines (conformance/README.md, the handshake)."""
+
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")  # use fullmatch: in Python, $ also matches before "\n"
 """Tool names the suite may put in an AgentSpec (agent-spec.schema.json, ``ToolName``): both Strands SDKs
 refuse others, so a scenario with another name would be the suite's bug, not the implementation's."""

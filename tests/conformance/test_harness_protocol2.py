@@ -10,7 +10,7 @@ from pathlib import Path
 import grpc
 import pytest
 from roc_conformance import client as client_module
-from roc_conformance.client import HARNESS_PROTOCOL_VERSION, PROTOCOL_CHANGES
+from roc_conformance.client import CAPABILITIES, HARNESS_PROTOCOL_VERSION, PROTOCOL_CHANGES
 from roc_conformance.errors import AdapterError, ProtocolMismatch
 from roc_conformance.pb.roc.conformance.v1 import harness_pb2 as hpb
 from roc_conformance.scenarios import agent_spec, interrupt, returns, text, tool, tool_use, turn
@@ -53,7 +53,29 @@ def test_the_suite_and_the_reference_speak_protocol_2(client):
     assert HARNESS_PROTOCOL_VERSION == 2
     desc = client.describe()
     assert desc.harness_protocol_version == 2
-    assert "inspect" in desc.capabilities
+    assert desc.capabilities == CAPABILITIES  # the reference drives every capability protocol 2 defines
+
+
+def test_the_handshake_check_notes_an_unknown_capability():
+    from roc_conformance.checks import CheckContext, all_checks
+    from roc_conformance.runner import run_check
+    from roc_conformance.settings import CERTIFY
+
+    servicer = HarnessServicer()
+    original = servicer.Describe
+
+    def describe(request, context):
+        reply = original(request, context)
+        reply.capabilities.append("inspection")  # misspelled: the inspect comparisons would be skipped
+        return reply
+
+    servicer.Describe = describe
+    check = {c.name: c for c in all_checks()}["explicit:handshake"]
+    with serving(servicer) as (address, _), client_for(address) as c:
+        ctx = CheckContext(client=c, description=c.describe(), settings=CERTIFY)
+        result = run_check(check, ctx)
+    assert result.status.value == "PASS"
+    assert any("['inspection']" in note for note in result.notes)
 
 
 def test_a_protocol_1_adapter_is_refused_with_what_changed():

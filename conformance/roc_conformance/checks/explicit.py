@@ -13,6 +13,7 @@ from roc_conformance import scenarios as sc
 from roc_conformance.checks.base import Check, CheckContext
 from roc_conformance.checks.resume_shape import resume_shape_checks
 from roc_conformance.checks.snapshots import snapshot_checks
+from roc_conformance.client import CAPABILITIES
 from roc_conformance.errors import ConformanceViolation
 
 
@@ -267,6 +268,11 @@ def check_handshake(ctx: CheckContext) -> None:
         wrong.setdefault("ROC-CONF-005", []).append(f"undefined profiles {undefined} (reserved: {reserved})")
     if "1.0" not in desc.spec_versions:
         wrong.setdefault("ROC-VER-001", []).append(f"spec versions {list(desc.spec_versions)} lack '1.0'")
+    unknown = sorted(desc.capabilities - CAPABILITIES)
+    if unknown:
+        # Not a requirement of the spec (capabilities belong to the harness), but a misspelled one would
+        # silently skip the checks that need it, so the report says so.
+        ctx.note(f"capabilities {unknown} are not defined by harness protocol 2 and are ignored")
     found = {req: msgs for req, msgs in wrong.items() if msgs}
     if found:
         raise ConformanceViolation(tuple(found), "; ".join(f"[{r}] {'; '.join(m)}" for r, m in found.items()))
