@@ -91,6 +91,19 @@ def test_a_protocol_1_adapter_is_refused_with_what_changed():
             c.create_agent(tool_spec())
 
 
+def test_a_run_against_a_protocol_1_adapter_is_fatal_exit_3_with_a_report(tmp_path, capsys):
+    from roc_conformance.cli import main
+
+    with serving(OldProtocolServicer(1)) as (address, _):
+        args = ["run", "--target", address, "--report-dir", str(tmp_path), "--only", "explicit:handshake"]
+        code = main([*args, "--quiet"])
+    assert code == 3
+    err = capsys.readouterr().err
+    assert "adapter speaks harness protocol 1, suite speaks 2" in err
+    assert "InspectAgent" in err
+    assert (tmp_path / "report.json").is_file()
+
+
 def test_a_newer_adapter_is_told_to_use_a_newer_suite():
     message = client_module.protocol_mismatch_message(3)
     assert "adapter speaks harness protocol 3, suite speaks 2" in message
