@@ -211,9 +211,12 @@ def check_error(outcome: Outcome, observed: dict[str, JSON]) -> list[Violation]:
     out: list[Violation] = []
     err = observed.get("error")
     if err is None:
+        # No error at all: the rule that calls for the error is broken. ROC-ERR-006 (an invocation that *ends*
+        # with an error changes nothing) is not: there was no such invocation.
+        broken = [r for r in outcome.error_reqs if r != reqs.ERROR_UNCHANGED]
         out.append(
             Violation(
-                outcome.error_reqs or [reqs.ERROR_VALUES],
+                broken or [reqs.ERROR_VALUES],
                 f"expected error {sorted(outcome.codes)}, got {_short(observed)}",
             )
         )

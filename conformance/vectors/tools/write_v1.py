@@ -1474,6 +1474,47 @@ vector(
 )
 
 
+# Two callbacks of one BeforeToolCall firing share a name across cycles: callback 1 asks "n" at first;
+# callback 2 asks "n" only once the answer to "m" changed the state. It must not get callback 1's answer
+# (an SDK that matches hook interrupts by name hands it over).
+NAME_ACROSS_CYCLES = [
+    hook("BeforeToolCall", intr("m", "mode?"), {"setState": {"key": "mode", "fromAnswer": True}}),
+    hook("BeforeToolCall", {"skipIfState": {"key": "mode", "equals": "strict"}}, intr("n", "first?")),
+    hook("BeforeToolCall", {"skipIfState": {"key": "mode", "equals": "open"}}, intr("n", "second?")),
+]
+vector(
+    "duplicate-name-across-cycles",
+    "A callback that raises the name another callback of the same firing raised in an earlier cycle fails",
+    [R.DUPLICATE_NAME, R.ERROR_UNCHANGED, R.FANOUT, R.STATE_KEPT],
+    ["core", "hooks"],
+    agent("sequential", T8, [tool("x", ret("ran"))], NAME_ACROSS_CYCLES, state={"mode": "open"}),
+    [
+        step(
+            {"prompt": "p"},
+            stopReason="interrupt",
+            interrupts=[
+                {"name": "m", "reason": "mode?", "source": src("before_tool_call", "t1", "x")},
+                {"name": "n", "reason": "first?", "source": src("before_tool_call", "t1", "x")},
+            ],
+            hookCallbacks={"BeforeToolCall#0#t1": 1, "BeforeToolCall#1#t1": 1, "BeforeToolCall#2#t1": 1},
+            toolStarts={},
+            state={"mode": "open"},
+        ),
+        # Callback 1 now skips and callback 2 raises "n": it must not receive the answer given to callback 1.
+        step(
+            answer((ref("m"), "strict"), (ref("n"), "yes")),
+            error="DUPLICATE_INTERRUPT_NAME",
+            toolStarts={},
+            messages=[user("p")],
+            state={"mode": "open"},
+        ),
+        # The failed invocation changed nothing: both interrupts are still pending and unanswered.
+        step(answer((ref("m"), "open"), (ref("n"), "yes")), stopReason="end_turn", toolStarts={"t1": 1}),
+    ],
+    "spec ROC-HOOK-021",
+)
+
+
 def rendered() -> dict[str, str]:
     """File name -> exact file text of every vector (the committed files must equal this)."""
     return {f"{v['id']}.json": json.dumps(v, indent=2, ensure_ascii=False) + "\n" for v in VECTORS}
