@@ -206,15 +206,55 @@ def check_invocation_events(ctx: CheckContext) -> None:
 # Empty interrupt names (ROC-STOP-007) and hooks on direct calls (ROC-DIRECT-002)
 
 
-def check_empty_name(ctx: CheckContext) -> None:
+EMPTY_NAME = "ROC-STOP-007"  # a raise whose name is "" fails with INVALID_REASON
+VALUES_VALID = "ROC-MODEL-001"  # every emitted Interrupt validates (its name has minLength 1)
+
+
+def _empty_name_scenarios(ctx: CheckContext) -> list[tuple[str, dict[str, Any]]]:
+    """One scenario per layer that can raise: a tool body, and with ``hooks`` both interruptible events."""
     executor = sc.executor_for(ctx.profiles)
-    spec = one_tool_scenario("empty-name", executor=executor)
-    spec["tools"] = [{"name": "ask", "steps": [{"interrupt": {"name": ""}}, {"return": {}}]}]
-    out = ctx.client.invoke(ctx.client.create_agent(spec), {"prompt": "go"})
-    code = (out.get("error") or {}).get("code")
-    if code != "INVALID_REASON":
-        got = code or (out.get("result") or {}).get("stopReason") or sorted(out)
-        raise ConformanceViolation("ROC-STOP-007", f"an interrupt with an empty name gave {got}")
+    turns = [sc.turn(sc.tool_use("t1", "x")), sc.turn(sc.text("done"))]
+    body = sc.agent_spec(
+        "empty-name-tool",
+        executor=executor,
+        turns=turns,
+        tools=[sc.tool("x", sc.interrupt(""), sc.returns("ran"))],
+    )
+    out = [("a tool body", body)]
+    if "hooks" in ctx.profiles:
+        for event in ("BeforeToolCall", "BeforeTools"):
+            spec = sc.agent_spec(
+                f"empty-name-{event}",
+                executor=executor,
+                turns=turns,
+                tools=[sc.tool("x", sc.returns("ran"))],
+                hooks=[sc.hook(event, sc.interrupt(""))],
+            )
+            out.append((f"a {event} callback", spec))
+    return out
+
+
+def check_empty_name(ctx: CheckContext) -> None:
+    """``interrupt("")`` fails the invocation with INVALID_REASON, wherever it is raised.
+
+    Each layer is its own scenario: a runtime may check names in tool bodies and not in hook callbacks. An
+    implementation that pauses instead also emits an Interrupt whose empty name its schema refuses
+    (ROC-MODEL-001), which is reported too, since the run that judges emitted values may not have seen it.
+    """
+    from roc_conformance.checks.wire_schema import SchemaObserver
+
+    wrong: dict[str, list[str]] = {}
+    for label, spec in _empty_name_scenarios(ctx):
+        out = ctx.client.invoke(ctx.client.create_agent(spec), {"prompt": "go"})
+        if _code(out) == "INVALID_REASON":
+            continue
+        wrong.setdefault(EMPTY_NAME, []).append(f"an empty name raised in {label} gave {_outcome(out)}")
+        schema = SchemaObserver()
+        schema("Invoke", out)
+        if schema.problems:
+            wrong.setdefault(VALUES_VALID, []).append(f"{label}: {'; '.join(schema.problems)}")
+    if wrong:
+        raise ConformanceViolation(tuple(wrong), "; ".join(f"[{r}] {'; '.join(m)}" for r, m in wrong.items()))
 
 
 def check_direct_call_hooks(ctx: CheckContext) -> None:
@@ -422,46 +462,22 @@ def _consumed_answer_problems(ctx: CheckContext, label: str, spec: dict[str, Any
 def check_consumed_answer_later_batch(ctx: CheckContext) -> None:
     """A later batch raising at an equal raise point gets a new id, and a consumed answer never answers it.
 
-    Two raise points that repeat from batch to batch: a tool body under a model that reuses a toolUseId, and
-    (with ``hooks``) a BeforeTools callback, whose raise point has no tool use to tell batches apart.
+    The raise point is a BeforeTools callback's: it has no tool use to tell one batch from the next (a tool
+    body's or BeforeToolCall callback's raise point holds a toolUseId, and the scenario language keeps those
+    distinct across the script).
     """
-    executor = sc.executor_for(ctx.profiles)
-    scenarios = [
-        (
-            "tool body, toolUseId reused by the model",
-            sc.agent_spec(
-                "consumed-tool",
-                executor=executor,
-                turns=[
-                    sc.turn(sc.tool_use("t1", "ask")),
-                    sc.turn(sc.tool_use("t1", "ask")),
-                    sc.turn(sc.text("done")),
-                ],
-                tools=[sc.tool("ask", sc.interrupt("q"), sc.returns("asked"))],
-            ),
-        )
-    ]
-    if "hooks" in ctx.profiles:
-        scenarios.append(
-            (
-                "BeforeTools callback",
-                sc.agent_spec(
-                    "consumed-batch",
-                    executor=executor,
-                    turns=[
-                        sc.turn(sc.tool_use("t1", "plain")),
-                        sc.turn(sc.tool_use("t2", "plain")),
-                        sc.turn(sc.text("done")),
-                    ],
-                    tools=[sc.tool("plain", sc.returns("ran"))],
-                    hooks=[sc.hook("BeforeTools", sc.interrupt("batch"))],
-                ),
-            )
-        )
-    wrong: dict[str, list[str]] = {}
-    for label, spec in scenarios:
-        for req, msgs in _consumed_answer_problems(ctx, label, spec).items():
-            wrong.setdefault(req, []).extend(msgs)
+    spec = sc.agent_spec(
+        "consumed-batch",
+        executor=sc.executor_for(ctx.profiles),
+        turns=[
+            sc.turn(sc.tool_use("t1", "plain")),
+            sc.turn(sc.tool_use("t2", "plain")),
+            sc.turn(sc.text("done")),
+        ],
+        tools=[sc.tool("plain", sc.returns("ran"))],
+        hooks=[sc.hook("BeforeTools", sc.interrupt("batch"))],
+    )
+    wrong = _consumed_answer_problems(ctx, "BeforeTools callback", spec)
     if wrong:
         raise ConformanceViolation(tuple(wrong), "; ".join(f"[{r}] {'; '.join(m)}" for r, m in wrong.items()))
 
@@ -471,7 +487,7 @@ _EXPLICIT += (
         "explicit:consumed-answer-later-batch",
         ("ROC-MODEL-008", "ROC-ANSWER-007", "ROC-ANSWER-009", "ROC-ANSWER-010"),
         check_consumed_answer_later_batch,
-        ("core",),
+        ("core", "hooks"),
         "a later batch's interrupt at an equal raise point gets a new id; a consumed answer never answers it",
     ),
 )
