@@ -1515,6 +1515,46 @@ vector(
 )
 
 
+# An answered interrupt of a pending batch cannot be answered again (an SDK that looks ids up among all the
+# batch's interrupts overwrites the stored answer). Sequential executor, so no concurrency profile is needed.
+vector(
+    "answered-interrupt-answered-again",
+    "Answering an interrupt that is already answered is UNKNOWN_INTERRUPT and keeps the first answer",
+    [R.ANSWERED_UNKNOWN, R.PARTIAL, R.PARTIAL_KEPT, R.RESUME_UNCHANGED],
+    ["core", "hooks", "sequential-executor"],
+    agent(
+        "sequential",
+        T8,
+        [tool("x", ret("ran"))],
+        [
+            hook("BeforeToolCall", intr("a"), {"setState": {"key": "a", "fromAnswer": True}}),
+            hook("BeforeToolCall", intr("b")),
+        ],
+        state={},
+    ),
+    [
+        step({"prompt": "p"}, stopReason="interrupt", interrupts=GATES_ASKED, toolStarts={}),
+        step(
+            answer((ref("a"), "first")),
+            stopReason="interrupt",
+            interrupts=GATES_ASKED[1:],
+            toolStarts={},
+            state={"a": "first"},
+        ),
+        step(answer((ref("a"), "second")), error="UNKNOWN_INTERRUPT", state={"a": "first"}, **REJECTED),
+        step(answer((ref("a"), "second"), (ref("b"), "ok")), error="UNKNOWN_INTERRUPT", **REJECTED),
+        step(
+            answer((ref("b"), "ok")),
+            stopReason="end_turn",
+            toolStarts={"t1": 1},
+            state={"a": "first"},
+            messages=[user("p"), asst(tu("t1", "x")), results(ok("t1", [], "ran")), asst(text("end"))],
+        ),
+    ],
+    "spec ROC-ANSWER-004",
+)
+
+
 def rendered() -> dict[str, str]:
     """File name -> exact file text of every vector (the committed files must equal this)."""
     return {f"{v['id']}.json": json.dumps(v, indent=2, ensure_ascii=False) + "\n" for v in VECTORS}
