@@ -295,6 +295,8 @@ def check_interrupts(outcome: Outcome, got: list[Any], binder: IdBinder, out: li
                 if key in answered
                 else [reqs.STOP_ALL_INTERRUPTS]
             )
+            if key in outcome.withdrawn:
+                ids_ = [reqs.WITHDRAWN]  # its unit did not raise it again: withdrawn, never reported
             if key[0] not in ("tool", "before_tool_call", "before_tools"):
                 ids_ = [reqs.SOURCE_KIND]
             out.append(Violation(ids_, f"unexpected interrupt {key} (expected {sorted(expected)})"))

@@ -137,6 +137,7 @@ class Outcome:
     # Pending interrupts an earlier *rejected* resume named (since the last accepted input): an implementation
     # that kept that input's answers shows it here, by not asking them again (ROC-RESUME-010).
     rejected_named: set[Key] = field(default_factory=set)
+    withdrawn: set[Key] = field(default_factory=set)  # withdrawn in this invocation: never reported (ANSWER-005)
 
     @property
     def is_error(self) -> bool:
@@ -213,6 +214,7 @@ class OracleAgent:
         self._interrupted: set[str] = set()
         self._answered_now: list[Key] = []
         self._reason_changed: set[Key] = set()
+        self._withdrawn: set[Key] = set()  # withdrawn by this invocation's stop (ROC-ANSWER-005)
         # Keys named by rejected resumes since the last accepted input (see Outcome.rejected_named). Private,
         # so the rollback of a failed invocation keeps it.
         self._rejected_named: set[Key] = set()
@@ -254,6 +256,7 @@ class OracleAgent:
         self._interrupted = set()
         self._answered_now = []
         self._reason_changed = set()
+        self._withdrawn = set()
         self._completed = 0
         if isinstance(inp, Direct):
             out = self._direct(inp)
@@ -290,6 +293,7 @@ class OracleAgent:
         out.reason_changed = set(self._reason_changed)
         out.completed_batches = 0 if out.is_error else self._completed
         out.interrupted = set(self._interrupted)
+        out.withdrawn = set() if out.is_error else set(self._withdrawn)
         self._track_rejected_answers(inp, before, out)
         return out
 
@@ -606,6 +610,7 @@ class OracleAgent:
         for k in [k for k in self.pending_keys() if k not in keys]:
             del self.interrupts[k]
             self._exercised.add(reqs.WITHDRAWN)
+            self._withdrawn.add(k)
         return keys
 
     def _tool(self, use: dict[str, JSON]) -> dict[str, JSON] | list[tuple[Key, JSON, dict[str, JSON]]]:
