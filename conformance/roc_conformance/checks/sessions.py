@@ -7,10 +7,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from roc_conformance.canonical import canonical_bytes
+from roc_conformance.canonical import canonical_bytes, snapshot_mac
 from roc_conformance.checks.base import CheckContext
 from roc_conformance.checks.snapshot_support import (
     SEC_SESSION_ID,
+    SEC_SIGN,
+    SEC_VERIFY,
     SESSION_CAS,
     SESSION_CONFLICT_CLEAN,
     SESSION_IDEMPOTENT,
@@ -151,12 +153,113 @@ def check_session_store(ctx: CheckContext) -> None:
         _revision_step(wrong, "resuming invocation", stored1, stored2)
         # A new agent continues from the stored revision it loads, not from one it saved itself.
         c = ctx.client.create_agent(spec)
+        # d loads the same revision as c: once c has saved, d is stale although it loaded a stored
+        # revision (not an empty session), so its first save must fail too (ROC-SESSION-010).
+        d = ctx.client.create_agent(spec)
         again = ctx.client.invoke(c, {"prompt": "again"})
         if "result" in again:
-            _revision_step(wrong, "invocation of an agent that loaded the session", stored2, _stored(ctx, c))
-    for bad_id in ("../escape", "", "a/b", "x" * 200):
+            stored3 = _stored(ctx, c)
+            _revision_step(wrong, "invocation of an agent that loaded the session", stored2, stored3)
+            _stale_save(
+                ctx,
+                wrong,
+                d,
+                stored3,
+                f"an agent that loaded revision {stored2.get('revision')!r} before another agent saved",
+            )
+    for bad_id in BAD_SESSION_IDS:
         out = ctx.client.try_create_agent({**base, "session": {"store": store, "sessionId": bad_id}})
         code = (out.get("error") or {}).get("code")
         if code != "SNAPSHOT_INVALID":
             wrong.setdefault(SEC_SESSION_ID, []).append(f"session id {bad_id[:20]!r}: {code or 'accepted'}")
     fail_if(wrong)
+
+
+# Ids outside ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$ (ROC-SEC-006), one per way a store's own test can miss:
+# path forms, the first-character rule (".", "..", hidden and option-like names), characters outside the
+# class anywhere in the id (a prefix match or a "$" that matches before a final newline lets these
+# through), and the length bound (129 is one past it).
+BAD_SESSION_IDS: tuple[str, ...] = (
+    "../escape",
+    "",
+    "a/b",
+    "a\\b",
+    "x" * 200,
+    "x" * 129,
+    ".",
+    "..",
+    ".hidden",
+    "-rf",
+    "_tmp",
+    "a b",
+    "ok\n",
+    "tab\there",
+    "colon:id",
+    "café",
+)
+
+
+def _stale_save(ctx: CheckContext, wrong: dict[str, list[str]], agent: str, stored: Any, who: str) -> None:
+    """``agent`` holds an older revision than the store: its invocation fails with SESSION_CONFLICT,
+    stores nothing and runs nothing (ROC-SESSION-010, ROC-SESSION-012)."""
+    out = ctx.client.invoke(agent, {"prompt": "late"})
+    code = (out.get("error") or {}).get("code")
+    if code != "SESSION_CONFLICT":
+        wrong.setdefault(SESSION_CAS, []).append(f"{who}: its invocation gave {code or 'a result'}")
+    if _ran(out):
+        wrong.setdefault(SESSION_CONFLICT_CLEAN, []).append(
+            f"{who}: the conflicting invocation ran {_ran(out)}"
+        )
+    if canonical_bytes(_stored(ctx, agent)) != canonical_bytes(stored):
+        wrong.setdefault(SESSION_CAS, []).append(f"{who}: the failed save changed what the store holds")
+
+
+def check_stored_integrity(
+    ctx: CheckContext, spec: dict[str, Any], key_id: str, secret: str
+) -> dict[str, list[str]]:
+    """A session store written by an agent configured with an integrity key (``spec["integrity"]``):
+    every stored snapshot carries a correct tag (ROC-SEC-002), and an agent loading the session accepts it
+    (ROC-SEC-003).
+
+    The stored path is its own writer: a store may sign the document it writes rather than the snapshot,
+    or sign a save incrementally from the previous one, so the tag is checked after the first save, after
+    a later save of the same agent, and after a save of an agent that loaded the session.
+    """
+    import uuid
+
+    bound = {**spec, "session": {"store": f"signed-{uuid.uuid4().hex[:8]}", "sessionId": "s1"}}
+    wrong: dict[str, list[str]] = {}
+
+    def tagged(label: str, agent: str) -> None:
+        reply = ctx.client.take_snapshot(agent, stored=True)
+        doc = reply.get("snapshot")
+        if not isinstance(doc, dict):
+            # The adapter reads the store through the runtime, which may refuse its own bad tag.
+            got = reply.get("error") or "nothing"
+            wrong.setdefault(SEC_SIGN, []).append(f"{label}: reading the stored snapshot gave {got}")
+            return
+        tag = doc.get("integrity") or {}
+        if tag.get("alg") != "HMAC-SHA256" or tag.get("keyId") != key_id:
+            wrong.setdefault(SEC_SIGN, []).append(f"{label}: stored integrity member is {tag!r}")
+        elif tag.get("mac") != snapshot_mac(doc, secret):
+            wrong.setdefault(SEC_SIGN, []).append(
+                f"{label}: stored integrity.mac is not the HMAC-SHA256 of the snapshot's canonical form"
+            )
+
+    a = ctx.client.create_agent(bound)
+    first = ctx.client.invoke(a, {"prompt": "go"})
+    tagged("after the first invocation", a)
+    ids = [i["id"] for i in (first.get("result") or {}).get("interrupts") or []]
+    answers = {"interruptResponses": [{"interruptId": i, "response": "y"} for i in ids]}
+    if ids and "result" in ctx.client.invoke(a, answers):
+        tagged("after the resuming invocation", a)
+    loaded = ctx.client.try_create_agent(bound)
+    if "agent" not in loaded:
+        if not wrong:  # the tags were right, so refusing them is the reader's fault
+            wrong.setdefault(SEC_VERIFY, []).append(
+                f"loading the signed session failed: {loaded.get('error')}"
+            )
+        return wrong
+    if "result" in ctx.client.invoke(loaded["agent"], {"prompt": "again"}):
+        tagged("after an invocation of an agent that loaded the session", loaded["agent"])
+    return wrong

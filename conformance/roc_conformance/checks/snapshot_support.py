@@ -58,12 +58,28 @@ SEC_ORDER = "ROC-SEC-004"
 PORTABLE_WRITE = "ROC-SESSION-016"  # a snapshot it writes is continuable by another implementation
 
 
+CANONICAL_PROBE: dict[str, Any] = {
+    "path": "Überweisung/Q3 “final”.txt",
+    "mode": "r",
+    "limits": [3, 0.5, 0.00001, -12],
+    "options": {"zeta": "tab\there", "alpha": 'bell\u0007 quote" slash\\', "\uff5a": 1, "\U0001f600": 2},
+}
+"""The tool input ``t1`` asks about. Its canonical form (spec 8.2) differs from every near miss: keys out
+of order at both levels (sorted by code point, so U+FF5A before U+1F600, the reverse of UTF-16 order),
+text outside ASCII (not escaped), control characters (``\t`` short, U+0007 as ``\u0007``), a quote and a
+backslash, and numbers that are not integers (positional ``0.5``, exponent ``1e-05``). A digest or tag over
+``json.dumps`` defaults, ASCII escapes, insertion order or UTF-16 order comes out different
+(ROC-SNAP-008, ROC-SEC-002)."""
+
+
 def two_tool_scenario(agent_id: str = "snap", executor: str = "sequential") -> dict[str, Any]:
-    """t1 asks a question, t2 completes at once (so the snapshot holds a preserved result)."""
+    """t1 asks a question about ``CANONICAL_PROBE``, t2 completes at once (so the snapshot holds a
+    preserved result)."""
     return sc.one_question(
         agent_id,
         executor=executor,
         lead="two tools",
+        tool_input=CANONICAL_PROBE,
         reason={"path": "a.txt"},
         value="asked",
         before=[("t2", "plain", {"n": 2}, "plain")],

@@ -14,8 +14,13 @@ from typing import Any
 from roc_conformance import scenarios as sc
 from roc_conformance.canonical import canonical_bytes, input_digest, snapshot_mac
 from roc_conformance.checks.base import Check, CheckContext
-from roc_conformance.checks.sessions import check_session_round_trip, check_session_store
+from roc_conformance.checks.sessions import (
+    check_session_round_trip,
+    check_session_store,
+    check_stored_integrity,
+)
 from roc_conformance.checks.snapshot_support import (
+    CANONICAL_PROBE,
     PORTABLE_FOREIGN_ID,
     PORTABLE_RESTORE,
     PORTABLE_WRITE,
@@ -144,7 +149,7 @@ def check_snapshot_document(ctx: CheckContext) -> None:
         if "response" in item:
             add(SNAP_INTERRUPTS, []).append(f"{item.get('id')}: an unanswered interrupt carries a response")
         digest = item.get("inputDigest")
-        want_digest = input_digest({"path": "a.txt"})
+        want_digest = input_digest(CANONICAL_PROBE)
         if digest is None:
             add(SNAP_DIGEST, []).append(f"{item.get('id')}: tool-bound interrupt without inputDigest")
         elif digest != want_digest:
@@ -537,6 +542,13 @@ def check_integrity(ctx: CheckContext) -> None:
     good = ctx.client.restore_agent(doc, spec, model_turn_offset=1)
     if "agent" not in good:
         wrong.setdefault(SEC_VERIFY, []).append(f"its own signed snapshot was refused: {good}")
+    if "session-store" in ctx.description.capabilities:
+        for req, msgs in check_stored_integrity(
+            ctx, spec, INTEGRITY_KEY["keyId"], INTEGRITY_KEY["secret"]
+        ).items():
+            wrong.setdefault(req, []).extend(msgs)
+    else:
+        ctx.note("no session-store capability: tags of stored snapshots not checked")
     directory = _frozen_dir()
     if directory is not None:
         named = fixture_codes(directory)
