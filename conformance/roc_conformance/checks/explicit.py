@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from roc_conformance import scenarios as sc
+from roc_conformance.canonical import canonical_bytes
 from roc_conformance.checks.base import Check, CheckContext
 from roc_conformance.checks.resume_shape import resume_shape_checks
 from roc_conformance.checks.snapshots import snapshot_checks
@@ -277,6 +278,92 @@ def check_direct_call_hooks(ctx: CheckContext) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
+# A failing tool body (ROC-TOOL-008) and a refused direct call (ROC-DIRECT-003)
+
+FAILURE_MESSAGE = "disk full: “Q3.txt” not written"
+
+
+def _results_by_id(out: dict[str, Any]) -> dict[str, Any]:
+    return {
+        b["toolResult"].get("toolUseId"): b["toolResult"]
+        for m in out.get("messages", [])
+        for b in m.get("content", [])
+        if isinstance(b, dict) and isinstance(b.get("toolResult"), dict)
+    }
+
+
+def check_tool_failure(ctx: CheckContext) -> None:
+    """A tool body that fails gives exactly ``[{"text": message}]`` with status error, and the batch and
+    the invocation go on.
+
+    The oracle-driven checks see a wrong error text too, but only as a history that differs; this check
+    names the rule. The scenario's ``fail`` step must fail the body the runtime's ordinary way (an exception
+    or error the SDK catches), so what is judged is the runtime's conversion, not the adapter's.
+    """
+    spec = sc.agent_spec(
+        "tool-failure",
+        executor=sc.executor_for(ctx.profiles),
+        turns=[sc.turn(sc.tool_use("t1", "broken"), sc.tool_use("t2", "plain")), sc.turn(sc.text("done"))],
+        tools=[
+            sc.tool("broken", {"fail": {"message": FAILURE_MESSAGE}}),
+            sc.tool("plain", sc.returns("fine")),
+        ],
+    )
+    out = ctx.client.invoke(ctx.client.create_agent(spec), {"prompt": "go"})
+    wrong: list[str] = []
+    if (out.get("result") or {}).get("stopReason") != "end_turn":
+        got = out.get("error") or out.get("crash") or out.get("result")
+        wrong.append(f"a failing tool did not let the invocation finish: {got}")
+    results = _results_by_id(out)
+    failed = results.get("t1")
+    want = {"toolUseId": "t1", "status": "error", "content": [{"text": FAILURE_MESSAGE}]}
+    if failed != want:
+        wrong.append(f"the failing tool's result is {failed}, expected {want}")
+    if (results.get("t2") or {}).get("status") != "success":
+        wrong.append(f"the batch did not go on after the failure: t2 got {results.get('t2')}")
+    if wrong:
+        raise ConformanceViolation("ROC-TOOL-008", "; ".join(wrong))
+
+
+def check_direct_call_refused(ctx: CheckContext) -> None:
+    """A direct call whose body writes state and then interrupts is refused with DIRECT_CALL_INTERRUPT and
+    leaves the agent idle and as it was: same history, same state (ROC-DIRECT-003).
+
+    The body writes state before it asks, so a runtime that does not roll the call back shows it.
+    """
+    spec = sc.agent_spec(
+        "direct-refused",
+        executor=sc.executor_for(ctx.profiles),
+        turns=[sc.turn(sc.tool_use("t1", "plain")), sc.turn(sc.text("done")), sc.turn(sc.text("again"))],
+        tools=[
+            sc.tool("plain", sc.returns("fine")),
+            sc.tool("ask", {"setState": {"key": "asked", "value": True}}, sc.interrupt("q"), sc.returns("a")),
+        ],
+        state={"user": "u1"},
+    )
+    agent = ctx.client.create_agent(spec)
+    before = ctx.client.invoke(agent, {"prompt": "go"})
+    if (before.get("result") or {}).get("stopReason") != "end_turn":
+        raise ConformanceViolation("ROC-TOOL-001", f"the set-up invocation did not end its turn: {before}")
+    refused = ctx.client.invoke(agent, {"directToolCall": {"name": "ask", "input": {}}})
+    code = (refused.get("error") or {}).get("code")
+    if code != "DIRECT_CALL_INTERRUPT":
+        # Without the refusal there is no "after DIRECT_CALL_INTERRUPT" to judge; the refusal is the finding.
+        got = code or sorted(k for k in refused if k not in ("trace", "messages", "state"))
+        raise ConformanceViolation("ROC-DIRECT-001", f"a direct call whose body interrupts gave {got}")
+    wrong: list[str] = []
+    for member in ("messages", "state"):
+        if member in refused and canonical_bytes(refused[member]) != canonical_bytes(before.get(member)):
+            wrong.append(f"{member} changed: {before.get(member)!r} -> {refused[member]!r}")
+    after = ctx.client.invoke(agent, {"prompt": "next"})
+    if (after.get("result") or {}).get("stopReason") != "end_turn":
+        got = after.get("error") or after.get("crash") or after.get("result")
+        wrong.append(f"the agent is not idle after the refused call: a prompt gave {got}")
+    if wrong:
+        raise ConformanceViolation("ROC-DIRECT-003", "; ".join(wrong))
+
+
+# ---------------------------------------------------------------------------------------------
 # Handshake
 
 
@@ -350,6 +437,20 @@ _EXPLICIT: tuple[Spec, ...] = (
         "cancel set to true uses a default message",
     ),
     (
+        "explicit:tool-failure",
+        ("ROC-TOOL-008",),
+        check_tool_failure,
+        ("core",),
+        "a failing tool body gives an error result with its message; the batch goes on",
+    ),
+    (
+        "explicit:direct-call-refused",
+        ("ROC-DIRECT-003",),
+        check_direct_call_refused,
+        ("core",),
+        "a direct call refused with DIRECT_CALL_INTERRUPT leaves the agent idle and unchanged",
+    ),
+    (
         "explicit:handshake",
         ("ROC-CONF-001", "ROC-CONF-002", "ROC-CONF-003", "ROC-CONF-004", "ROC-CONF-005", "ROC-VER-001"),
         check_handshake,
@@ -366,7 +467,10 @@ _EXPLICIT: tuple[Spec, ...] = (
 )
 
 
-_NEEDS: dict[str, tuple[str, ...]] = {"explicit:direct-call-hooks": ("direct-tool-call",)}
+_NEEDS: dict[str, tuple[str, ...]] = {
+    "explicit:direct-call-hooks": ("direct-tool-call",),
+    "explicit:direct-call-refused": ("direct-tool-call",),
+}
 
 
 def explicit_checks() -> list[Check]:

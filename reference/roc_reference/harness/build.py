@@ -167,9 +167,15 @@ def parse_spec(spec: Mapping[str, Any]) -> ParsedSpec:
     )
 
 
+class ScenarioToolFailure(Exception):
+    """Raised by a scenario tool's ``fail`` step: the body fails the way any tool body fails.
+
+    The runtime, not the adapter, must turn a failing body into an error result (ROC-TOOL-008), so the
+    adapter raises instead of building that result itself; otherwise the suite would only see the adapter.
+    """
+
+
 def _tool_result(tool_use_id: str, run: ProgramRun) -> ToolResult:
-    if run.end == "fail":
-        return ToolResult(tool_use_id=tool_use_id, status="error", content=[TextBlock(text=run.fail_message)])
     return ToolResult(
         tool_use_id=tool_use_id,
         status="success",
@@ -193,8 +199,11 @@ def _make_tool(name: str, steps: tuple[Step, ...], trace: Trace) -> Tool:
             # as DUPLICATE_INTERRUPT_NAME or DIRECT_CALL_INTERRUPT). Either way it produced no result.
             trace.emit("tool_end", toolUseId=use_id, outcome="interrupted")
             raise
+        if run.end == "fail":
+            trace.emit("tool_end", toolUseId=use_id, outcome="failed")
+            raise ScenarioToolFailure(run.fail_message)
         result = _tool_result(use_id, run)
-        trace.emit("tool_end", toolUseId=use_id, outcome="failed" if run.end == "fail" else "returned")
+        trace.emit("tool_end", toolUseId=use_id, outcome="returned")
         return result
 
     return Tool(name=name, fn=body, context=True, description=f"scenario tool {name}")
