@@ -586,6 +586,94 @@ def check_consumed_answer_later_batch(ctx: CheckContext) -> None:
         raise ConformanceViolation(tuple(wrong), "; ".join(f"[{r}] {'; '.join(m)}" for r, m in wrong.items()))
 
 
+ERROR_UNCHANGED = "ROC-ERR-006"  # an invocation that ends with an Error leaves the agent as it was
+BEFORE_INVOCATION_FIRST = "ROC-HOOK-001"  # BeforeInvocation fires once, before every other event
+
+
+def _failed_resume_problems(ctx: CheckContext) -> dict[str, list[str]]:
+    """A resume that fails with DUPLICATE_INTERRUPT_NAME (the replayed body raises its name twice) keeps
+    no answer: the same resume fails the same way again, instead of finding the interrupt answered."""
+    spec = sc.agent_spec(
+        "after-error-resume",
+        executor=sc.executor_for(ctx.profiles),
+        turns=[sc.turn(sc.tool_use("t1", "ask")), sc.turn(sc.text("end"))],
+        tools=[sc.tool("ask", sc.interrupt("q"), sc.interrupt("q"), sc.returns("ran"))],
+    )
+    agent = ctx.client.create_agent(spec)
+    paused = ctx.client.invoke(agent, {"prompt": "go"})
+    iid = _only_interrupt_id(paused)
+    if iid is None:
+        return {"ROC-STOP-001": [f"a tool body's interrupt gave {_outcome(paused)}"]}
+    outcomes = [ctx.client.invoke(agent, _resume((iid, "y"))) for _ in range(2)]
+    if _code(outcomes[0]) != "DUPLICATE_INTERRUPT_NAME":
+        return {"ROC-TOOL-014": [f"a tool body raising one name twice gave {_outcome(outcomes[0])}"]}
+    wrong: dict[str, list[str]] = {}
+    for what in ("messages", "state"):
+        if outcomes[0].get(what) != paused.get(what):
+            wrong.setdefault(ERROR_UNCHANGED, []).append(
+                f"the failed resume changed the {what}: {paused.get(what)} -> {outcomes[0].get(what)}"
+            )
+    if _code(outcomes[1]) != "DUPLICATE_INTERRUPT_NAME":
+        wrong.setdefault(ERROR_UNCHANGED, []).append(
+            f"the same resume sent again gave {_outcome(outcomes[1])}: the failed one left its answer stored"
+        )
+    return wrong
+
+
+def _failed_prompt_problems(ctx: CheckContext) -> dict[str, list[str]]:
+    """A prompt whose BeforeToolCall firing raises one name from two callbacks fails after the model answered
+    and a callback wrote the state; the next prompt then starts from the agent as it was."""
+    spec = sc.agent_spec(
+        "after-error-prompt",
+        executor=sc.executor_for(ctx.profiles),
+        turns=[sc.turn(sc.tool_use("t1", "x")), sc.turn(sc.text("end"))],
+        tools=[sc.tool("x", sc.returns("ran"))],
+        hooks=[
+            sc.hook("BeforeToolCall", {"setState": {"key": "seen", "value": True}}, sc.interrupt("approval")),
+            sc.hook("BeforeToolCall", sc.interrupt("approval")),
+        ],
+    )
+    agent = ctx.client.create_agent(spec)
+    failed = ctx.client.invoke(agent, {"prompt": "go"})
+    if _code(failed) != "DUPLICATE_INTERRUPT_NAME":
+        return {"ROC-HOOK-021": [f"two callbacks of one firing raising one name gave {_outcome(failed)}"]}
+    wrong: dict[str, list[str]] = {}
+    if failed.get("messages") or failed.get("state"):
+        wrong.setdefault(ERROR_UNCHANGED, []).append(
+            f"the failed prompt left history {failed.get('messages')} and state {failed.get('state')}"
+        )
+    after = ctx.client.invoke(agent, {"prompt": "again"})
+    kinds = [k for k in _kinds(after) if k not in ("invocation_start", "invocation_end")]
+    if kinds[:1] != ["before_invocation"] or kinds.count("before_invocation") != 1:
+        wrong.setdefault(BEFORE_INVOCATION_FIRST, []).append(f"the next prompt's events were {kinds}")
+    expected = [
+        {"role": "user", "content": [sc.text("again")]},
+        {"role": "assistant", "content": [sc.text("end")]},
+    ]
+    history = [{k: m.get(k) for k in ("role", "content")} for m in after.get("messages") or []]
+    if "result" in after and history != expected:
+        wrong.setdefault(ERROR_UNCHANGED, []).append(
+            f"after the failed prompt, the next one left history {history}, expected {expected}"
+        )
+    return wrong
+
+
+def check_after_invocation_error(ctx: CheckContext) -> None:
+    """An invocation that fails with DUPLICATE_INTERRUPT_NAME leaves nothing behind (ROC-ERR-006), and the
+    next invocation starts clean, with BeforeInvocation as its first event (ROC-HOOK-001).
+
+    An implementation that appends as it goes and does not roll back keeps the prompt and the toolUse; one
+    that then repairs the dangling toolUse at the next prompt appends a result nobody produced, typically
+    before that invocation's BeforeInvocation. A failed resume must not keep the answer it carried either.
+    """
+    wrong = _failed_resume_problems(ctx)
+    if "hooks" in ctx.profiles:
+        for req, msgs in _failed_prompt_problems(ctx).items():
+            wrong.setdefault(req, []).extend(msgs)
+    if wrong:
+        raise ConformanceViolation(tuple(wrong), "; ".join(f"[{r}] {'; '.join(m)}" for r, m in wrong.items()))
+
+
 _EXPLICIT += (
     (
         "explicit:consumed-answer-later-batch",
@@ -593,5 +681,12 @@ _EXPLICIT += (
         check_consumed_answer_later_batch,
         ("core", "hooks"),
         "a later batch's interrupt at an equal raise point gets a new id; a consumed answer never answers it",
+    ),
+    (
+        "explicit:after-invocation-error",
+        (ERROR_UNCHANGED, BEFORE_INVOCATION_FIRST),
+        check_after_invocation_error,
+        ("core",),
+        "an invocation failing with DUPLICATE_INTERRUPT_NAME leaves nothing behind for the next prompt",
     ),
 )
