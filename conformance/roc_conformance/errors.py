@@ -22,6 +22,7 @@ class ConformanceViolation(AssertionError):
         *,
         counterexample: str | None = None,
         vector: dict[str, Any] | None = None,
+        exhaustive: bool = False,
     ) -> None:
         reqs = (requirements,) if isinstance(requirements, str) else tuple(requirements)
         if not reqs:
@@ -31,6 +32,8 @@ class ConformanceViolation(AssertionError):
         self.message = message
         self.counterexample = counterexample
         self.vector = vector  # the same run as a static vector, when the state machine found it
+        # Raised only after the check judged everything it declares, so nothing else it names is blocked.
+        self.exhaustive = exhaustive
 
 
 class CheckSkipped(Exception):

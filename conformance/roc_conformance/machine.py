@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from hypothesis import settings as hsettings
@@ -19,13 +20,22 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition,
 
 from .oracle import reqs
 from .oracle.check import Violation, merge
-from .oracle.driver import Driver, Implementation
+from .oracle.driver import IN_SYNC, Driver, Implementation
 from .oracle.engine import Direct, Input, Key, Mixed, Prompt, UnknownRef
 from .oracle.scenario import JSON
 from .oracle.vectors import driver_to_vector
 from .strategies import answers, scenarios, subsets, wrong_ids
 
 ImplementationFactory = Callable[[], Implementation]
+
+
+@dataclass
+class MachineLedger:
+    """What the examples of one machine check saw, across its rounds (see ``checks.stateful``)."""
+
+    exercised_in_sync: set[str] = field(default_factory=set)
+    exercised_any: set[str] = field(default_factory=set)
+    tolerated: int = 0  # findings of already-failed requirements that the run went on past
 
 # What a passing machine run vouches for: every requirement the oracle's checks can name, except those
 # its scenarios never set up (a unit raising one name twice, a withdrawn interrupt), which only the static
@@ -44,6 +54,10 @@ class RocMachine(RuleBasedStateMachine):
     factory: ClassVar[ImplementationFactory]
     profiles: ClassVar[frozenset[str]]
     direct_calls: ClassVar[bool] = True  # False when the adapter cannot make direct tool calls
+    # Requirements already reported failing: a finding naming only these does not stop the run; the
+    # driver re-synchronises (or ends this scenario) and the examples go on judging everything else.
+    tolerate: ClassVar[frozenset[str]] = frozenset()
+    ledger: ClassVar[MachineLedger | None] = None
 
     def __init__(self) -> None:
         super().__init__()
@@ -63,9 +77,13 @@ class RocMachine(RuleBasedStateMachine):
         return sorted(self.d.binder.retired)
 
     def _run(self, wire: dict[str, JSON], inp: Any, what: str) -> None:
-        self._raise(self.d.invoke(wire, inp), what)
+        self._raise(self.d.invoke(wire, inp, f"after {what}"), what)
 
     def _raise(self, found: list[Violation], what: str) -> None:
+        if found and all(set(v.requirements) <= self.tolerate for v in found):
+            if self.ledger is not None:
+                self.ledger.tolerated += 1
+            return
         if found:
             vector = counterexample_vector(self.d, found, self.profiles)
             text = counterexample_text(self.d, vector)
@@ -77,13 +95,16 @@ class RocMachine(RuleBasedStateMachine):
     def _answered(self) -> list[Key]:
         return [k for k, r in self.d.oracle.interrupts.items() if r.answered and self.d.id_for(k) is not None]
 
+    def _live(self) -> bool:
+        """The scenario goes on: the oracle still models the implementation (no divergence it cannot
+        follow; a machine ends a tainted scenario rather than collect its consequences)."""
+        return self.driver is not None and not self.d.dead and self.d.sync == IN_SYNC
+
     def _interrupted(self) -> bool:
-        return (
-            self.driver is not None and not self.d.dead and self.d.oracle.activated and bool(self._pending())
-        )
+        return self._live() and self.d.oracle.activated and bool(self._pending())
 
     def _idle(self) -> bool:
-        return self.driver is not None and not self.d.dead and not self.d.oracle.activated
+        return self._live() and not self.d.oracle.activated
 
     # ---- rules ---------------------------------------------------------------------------------
 
@@ -203,13 +224,21 @@ class RocMachine(RuleBasedStateMachine):
         names = [n for n in spec.tools if n not in hooked]
         return names[0] if names else None
 
-    @precondition(lambda self: self.driver is not None and not self.d.dead and "sessions" in self.profiles)
+    @precondition(lambda self: self._live() and "sessions" in self.profiles)
     @rule()
     def snapshot_and_restore(self) -> None:
         self._raise(self.d.restore(), "snapshot + restore")
 
+    @precondition(lambda self: self.driver is not None and not self._live())
+    @rule()
+    def scenario_over(self) -> None:
+        """A tolerated failure ended this scenario: nothing more to drive (keeps the machine well-formed)."""
+
     def teardown(self) -> None:
         if self.driver is not None:
+            if self.ledger is not None:
+                self.ledger.exercised_in_sync |= self.driver.exercised_in_sync
+                self.ledger.exercised_any |= self.driver.exercised_any
             self.driver.dispose()
 
 
@@ -242,12 +271,18 @@ def make_machine(
     name: str = "RocConformance",
     *,
     direct_calls: bool = True,
+    tolerate: frozenset[str] = frozenset(),
+    ledger: MachineLedger | None = None,
 ) -> type[RocMachine]:
-    """A machine class bound to one implementation factory and its declared profiles."""
+    """A machine class bound to one implementation factory and its declared profiles; ``tolerate`` names
+    requirements already reported failing (their findings no longer stop a run), ``ledger`` collects what
+    the examples exercised."""
     attrs: dict[str, Any] = {
         "factory": staticmethod(factory),
         "profiles": frozenset(profiles),
         "direct_calls": direct_calls,
+        "tolerate": frozenset(tolerate),
+        "ledger": ledger,
     }
     cls: type[RocMachine] = type(name, (RocMachine,), attrs)
     if settings is not None:

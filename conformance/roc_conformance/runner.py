@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from roc_conformance import SPEC_VERSION
-from roc_conformance.checks.base import Check, CheckContext, CheckResult, Status, area_of
+from roc_conformance.checks.base import Check, CheckContext, CheckResult, Evidence, Finding, Status, area_of
 from roc_conformance.client import HARNESS_PROTOCOL_VERSION, Description, HarnessClient, Timeouts
 from roc_conformance.counterexamples import save_counterexamples as save_vectors
 from roc_conformance.errors import (
@@ -49,12 +49,15 @@ class RequirementResult:
     reason: str = ""
     checks: list[str] = field(default_factory=list)
     failures: list[dict[str, Any]] = field(default_factory=list)
+    blocked_by: list[str] = field(default_factory=list)  # NOT_TESTED: the failures that kept it from judging
 
     def to_json(self) -> dict[str, Any]:
         doc = self.requirement.to_json()
         doc["status"] = self.status.value
         if self.reason:
             doc["reason"] = self.reason
+        if self.blocked_by:
+            doc["blockedBy"] = list(self.blocked_by)
         doc["checks"] = list(self.checks)
         if self.failures:
             doc["failures"] = list(self.failures)
@@ -95,6 +98,7 @@ class RunResult:
         counts: dict[str, int] = {s.value: 0 for s in Status}
         for req in self.requirements:
             counts[req.status.value] += 1
+        blocked = sum(1 for req in self.requirements if req.blocked_by)
         check_counts: dict[str, int] = {s.value: 0 for s in Status if s is not Status.NOT_TESTED}
         for chk in self.checks:
             check_counts[chk.status.value] = check_counts.get(chk.status.value, 0) + 1
@@ -128,7 +132,7 @@ class RunResult:
             "fatal": self.fatal,
             "adapterRestarts": self.restarts,
             "rpcCount": self.rpc_count,
-            "summary": {"requirements": counts, "checks": check_counts},
+            "summary": {"requirements": counts, "checks": check_counts, "blockedByEarlierFailure": blocked},
             "profiles": self.profiles,
             "requirements": [r.to_json() for r in self.requirements],
             "checks": [c.to_json() for c in self.checks],
@@ -208,12 +212,17 @@ def _capability_reason(check: Check, capabilities: frozenset[str]) -> str | None
 
 
 def run_check(check: Check, ctx: CheckContext) -> CheckResult:
-    """Run one check and classify what happened (never raises for the check's own failures)."""
+    """Run one check and classify what happened (never raises for the check's own failures).
+
+    A check's failures come from ``ctx.evidence`` (checks that go on after a divergence) and from a raised
+    ``ConformanceViolation`` (checks that stop at the first one: what they had still to judge is blocked).
+    """
     client = ctx.client
     client.reset_latch()
     mark = client.mark()
     start = time.monotonic()
     result = CheckResult(check.name, check.kind, check.requirements, check.profiles, Status.PASS)
+    evidence = ctx.evidence = Evidence()
     try:
         check.run(ctx)
     except CheckSkipped as exc:
@@ -230,18 +239,23 @@ def run_check(check: Check, ctx: CheckContext) -> CheckResult:
                 result.counterexample = fault.details[-4000:]
         elif violations:
             first = violations[0]
-            result.status = Status.FAIL
-            reqs: list[str] = []
-            for v in violations:
-                reqs.extend(r for r in v.requirements if r not in reqs)
-            result.failed_requirements = tuple(reqs)
-            result.message = "; ".join(v.message for v in violations)[:4000]
             notes = getattr(exc, "__notes__", None) or getattr(first, "__notes__", None) or []
             transcript = first.counterexample or "\n".join(str(n) for n in notes)
-            result.vector = next((v.vector for v in violations if v.vector is not None), None)
             if not transcript:
                 transcript = client.transcript_text(since=mark)[-8000:]
-            result.counterexample = transcript or None
+            evidence.fail(
+                Finding(
+                    tuple(dict.fromkeys(r for v in violations for r in v.requirements)),
+                    "; ".join(v.message for v in violations)[:4000],
+                    counterexample=transcript or None,
+                    vector=next((v.vector for v in violations if v.vector is not None), None),
+                )
+            )
+            if not all(v.exhaustive for v in violations):
+                evidence.block(
+                    (r for r in check.requirements if r not in evidence.failed),
+                    "the check stopped at a failure of " + ", ".join(evidence.failed),
+                )
         else:
             result.status = Status.ERROR
             result.message = f"check raised {type(exc).__name__}: {exc}"[:2000]
@@ -253,6 +267,17 @@ def run_check(check: Check, ctx: CheckContext) -> CheckResult:
         _cleanup(client)
         if ctx.peer is not None:
             _cleanup(ctx.peer)
+    if result.status is Status.PASS and evidence.failures:
+        result.status = Status.FAIL
+        result.failures = list(evidence.failures)
+        result.failed_requirements = evidence.failed
+        result.message = "; ".join(f.message for f in evidence.failures)[:4000]
+        result.counterexample = next((f.counterexample for f in evidence.failures if f.counterexample), None)
+        result.vector = next((f.vector for f in evidence.failures if f.vector is not None), None)
+    if result.status in (Status.PASS, Status.FAIL):
+        result.consequences = list(evidence.consequences)
+        failed = set(result.failed_requirements)
+        result.blocked = {r: why for r, why in evidence.blocked.items() if r not in failed}
     return result
 
 
@@ -429,6 +454,47 @@ def _run_all(
 # Judging
 
 
+def _named(res: CheckResult) -> list[str]:
+    """Every requirement a check result speaks about: declared, failed, or seen only as a consequence."""
+    named = [*res.requirements, *res.failed_requirements]
+    named += [r for c in res.consequences for r in c.requirements]
+    return list(dict.fromkeys(named))
+
+
+def _failure_entries(rid: str, failed: Sequence[CheckResult]) -> list[dict[str, Any]]:
+    """The failures of ``rid``, each with the consequences seen after it in the same check."""
+    entries: list[dict[str, Any]] = []
+    for res in failed:
+        for finding in res.failures or [Finding(res.failed_requirements, res.message, res.counterexample)]:
+            if rid not in finding.requirements:
+                continue
+            after = [c for c in res.consequences if set(c.after) & set(finding.requirements)]
+            entry: dict[str, Any] = {"check": res.name, "message": finding.message}
+            if finding.counterexample:
+                entry["counterexample"] = finding.counterexample
+            if res.counterexample_file and finding.vector is not None:
+                entry["counterexampleFile"] = res.counterexample_file
+            if after:
+                entry["consequences"] = [c.to_json() for c in after]
+            entries.append(entry)
+    return entries
+
+
+def _blocked_by(rid: str, mine: Sequence[CheckResult]) -> tuple[list[str], list[str]]:
+    """The failures that kept ``rid`` from being judged (their requirement IDs), and one line per check."""
+    primaries: list[str] = []
+    lines: list[str] = []
+    for res in mine:
+        for c in res.consequences:
+            if rid in c.requirements:
+                primaries += c.after
+                lines.append(f"{res.name}: seen only after {', '.join(c.after)} failed: {c.message[:300]}")
+        if rid in res.blocked:
+            primaries += list(res.failed_requirements)
+            lines.append(f"{res.name}: {res.blocked[rid]}")
+    return sorted(set(primaries)), list(dict.fromkeys(lines))
+
+
 def judge_requirements(
     registry: Registry,
     results: Sequence[CheckResult],
@@ -436,9 +502,16 @@ def judge_requirements(
     selected: set[str] | None,
     fatal: str | None,
 ) -> list[RequirementResult]:
+    """One verdict per requirement, each on its own evidence.
+
+    A requirement FAILs only on a first divergence that names it, whichever check saw it (attribution does
+    not depend on what the check declared). It PASSes when some check vouches for it: judged it on evidence
+    no failure spoiled. A requirement whose only failures follow another requirement's failure in the same
+    scenario, or whose checks were cut short by one, is NOT_TESTED and says which failure blocked it.
+    """
     by_req: dict[str, list[CheckResult]] = {}
     for res in results:
-        for rid in res.requirements:
+        for rid in _named(res):
             by_req.setdefault(rid, []).append(res)
     judged: list[RequirementResult] = []
     for req in registry.requirements:
@@ -459,21 +532,13 @@ def judge_requirements(
             out.status, out.reason = Status.SKIPPED, f"profile '{req.profile}' not selected for this run"
             continue
         failed = [r for r in mine if r.status is Status.FAIL and req.id in r.failed_requirements]
-        errored = [r for r in mine if r.status is Status.ERROR]
-        passed = [r for r in mine if r.status is Status.PASS]
-        skipped = [r for r in mine if r.status is Status.SKIPPED]
+        errored = [r for r in mine if r.status is Status.ERROR and req.id in r.requirements]
+        passed = [r for r in mine if req.id in r.vouched]
+        skipped = [r for r in mine if r.status is Status.SKIPPED and req.id in r.requirements]
         if failed:
             out.status = Status.FAIL
-            out.reason = failed[0].message
-            out.failures = [
-                {
-                    "check": r.name,
-                    "message": r.message,
-                    **({"counterexample": r.counterexample} if r.counterexample else {}),
-                    **({"counterexampleFile": r.counterexample_file} if r.counterexample_file else {}),
-                }
-                for r in failed
-            ]
+            out.failures = _failure_entries(req.id, failed)
+            out.reason = out.failures[0]["message"] if out.failures else failed[0].message
         elif errored:
             out.status, out.reason = Status.ERROR, errored[0].message
         elif passed:
@@ -482,12 +547,15 @@ def judge_requirements(
             out.status, out.reason = Status.SKIPPED, skipped[0].message
         elif req.untestable:
             out.reason = f"untestable: {req.untestable}"
-        elif mine:
-            out.reason = "its checks stopped at a failure of another requirement: " + ", ".join(
-                sorted({rid for r in mine for rid in r.failed_requirements})
-            )
         else:
-            out.reason = "no check verifies this requirement yet"
+            primaries, lines = _blocked_by(req.id, mine)
+            if primaries:
+                out.blocked_by = primaries
+                out.reason = f"blocked by an earlier failure of {', '.join(primaries)}: " + " | ".join(lines)
+            elif mine:
+                out.reason = "its checks did not reach it: " + ", ".join(r.name for r in mine)
+            else:
+                out.reason = "no check verifies this requirement yet"
     return judged
 
 

@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from roc_conformance import scenarios as sc
-from roc_conformance.checks.base import CheckContext
+from roc_conformance.checks.base import CheckContext, Finding
 from roc_conformance.errors import ConformanceViolation
 
 # Requirement IDs (spec/08-sessions.md, 09-versioning.md, 10-security.md); one place for renumbering.
@@ -117,7 +117,21 @@ def fail_if(wrong: dict[str, list[str]]) -> None:
     found = {req: msgs for req, msgs in wrong.items() if msgs}
     if found:
         detail = "; ".join(f"[{req}] {'; '.join(msgs)}" for req, msgs in found.items())
-        raise ConformanceViolation(tuple(found), detail)
+        raise ConformanceViolation(tuple(found), detail, exhaustive=True)
+
+
+def own_snapshot_refused(
+    ctx: CheckContext, doc: dict[str, Any], spec: dict[str, Any], requirement: str, message: str
+) -> bool:
+    """Whether the implementation refuses even its own unmodified snapshot ``doc``. If so, a changed copy
+    it also refused (``message``, against ``requirement``) says nothing new: it is recorded as a consequence
+    of that failure, which ``explicit:session-round-trip`` judges once as ROC-SESSION-002."""
+    out = ctx.client.restore_agent(doc, spec, model_turn_offset=1)
+    if "agent" in out:
+        return False
+    detail = f"{message}; its own unmodified snapshot is refused too: {out.get('error')}"
+    ctx.evidence.consequences.append(Finding((requirement,), detail, after=(SESSION_SAME_IDS,)))
+    return True
 
 
 def strip_volatile(doc: Any) -> Any:

@@ -13,7 +13,7 @@ from typing import Any
 
 from roc_conformance import scenarios as sc
 from roc_conformance.canonical import canonical_bytes, input_digest, snapshot_mac
-from roc_conformance.checks.base import Check, CheckContext
+from roc_conformance.checks.base import Check, CheckContext, Finding
 from roc_conformance.checks.sessions import (
     check_session_round_trip,
     check_session_store,
@@ -69,11 +69,13 @@ from roc_conformance.checks.snapshot_support import (
     fail_if,
     interrupt_first,
     outcome,
+    own_snapshot_refused,
     strip_volatile,
     take_snapshot,
     two_tool_scenario,
 )
 from roc_conformance.errors import ConformanceViolation
+from roc_conformance.oracle.reqs import TRANSCRIPT
 
 
 def _schema_path() -> Path | None:
@@ -163,8 +165,17 @@ def check_snapshot_document(ctx: CheckContext) -> None:
     if completed != ["t2"]:
         add(SNAP_PENDING, []).append(f"completedToolResults hold {completed}, expected exactly ['t2']")
     agent_doc = doc.get("agent") or {}
+    history = list(out["messages"])
+    pending_message = (state.get("pendingToolExecution") or {}).get("assistantMessage")
+    shown = history[-1] if history else None
+    if pending_message is not None and canonical_bytes(shown) == canonical_bytes(pending_message):
+        # The history shows the paused assistant message (ROC-TOOL-005, judged on the history itself); the
+        # snapshot rightly keeps it in pendingToolExecution only.
+        message = "the snapshot's messages differ from a history showing the paused assistant message"
+        ctx.evidence.consequences.append(Finding((SNAP_AGENT,), message, after=(TRANSCRIPT,)))
+        history.pop()
     if agent_doc.get("agentId") != "snap" or canonical_bytes(agent_doc.get("messages")) != canonical_bytes(
-        out["messages"]
+        history
     ):
         add(SNAP_AGENT, []).append("agent.agentId / agent.messages differ from the agent's id and history")
     if agent_doc.get("state") != out.get("state"):
@@ -319,9 +330,9 @@ def check_snapshot_refusal(ctx: CheckContext) -> None:
     later["futureMember"] = {"from": "a later minor"}
     out = ctx.client.restore_agent(later, spec, model_turn_offset=1)
     if "agent" not in out:
-        wrong.setdefault(VER_LATER_MINOR, []).append(
-            f"schemaVersion 1.9 with an unknown member refused: {out}"
-        )
+        message = f"schemaVersion 1.9 with an unknown member refused: {out}"
+        if not own_snapshot_refused(ctx, good, spec, VER_LATER_MINOR, message):
+            wrong.setdefault(VER_LATER_MINOR, []).append(message)
     else:
         iid = first["result"]["interrupts"][0]["id"]
         resumed = ctx.client.invoke(
@@ -541,7 +552,11 @@ def check_integrity(ctx: CheckContext) -> None:
             wrong.setdefault(req, []).append(f"{label}: {'accepted' if 'agent' in out else code}")
     good = ctx.client.restore_agent(doc, spec, model_turn_offset=1)
     if "agent" not in good:
-        wrong.setdefault(SEC_VERIFY, []).append(f"its own signed snapshot was refused: {good}")
+        message = f"its own signed snapshot was refused: {good}"
+        if not own_snapshot_refused(
+            ctx, unsigned, {k: v for k, v in spec.items() if k != "integrity"}, SEC_VERIFY, message
+        ):
+            wrong.setdefault(SEC_VERIFY, []).append(message)
     if "session-store" in ctx.description.capabilities:
         for req, msgs in check_stored_integrity(
             ctx, spec, INTEGRITY_KEY["keyId"], INTEGRITY_KEY["secret"]
@@ -622,7 +637,7 @@ _SNAPSHOT_CHECKS: tuple[tuple[str, tuple[str, ...], Callable[[CheckContext], Non
         "explicit:session-store",
         (
             SESSION_REVISIONS,
-    SESSION_SAVE_POINTS,
+            SESSION_SAVE_POINTS,
             SESSION_SAVE_POINTS,
             SESSION_CAS,
             SESSION_SAVE_FIRST,

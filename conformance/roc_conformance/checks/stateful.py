@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from roc_conformance.checks.base import Check, CheckContext
+from roc_conformance.checks.base import Check, CheckContext, Finding
 from roc_conformance.settings import shrink_budget
 
 # The machine runs once per executor the implementation declares, so both executors are exercised
@@ -52,6 +52,10 @@ def run_machine(cls: Any, settings: Any, seed: int | None) -> None:
     fixed_seed(seed)(get_state_machine_test(cls, settings=settings))()
 
 
+MAX_ROUNDS = 6
+"""Distinct failures one machine check reports before it stops looking (each costs a search and a shrink)."""
+
+
 def _runner(name: str, executor_profile: str) -> Any:
     def run(ctx: CheckContext) -> None:
         machine = _module("roc_conformance.machine")
@@ -60,14 +64,69 @@ def _runner(name: str, executor_profile: str) -> Any:
         # Offer the machine exactly this executor, plus every non-executor profile declared.
         profiles = frozenset(p for p in ctx.profiles if not p.endswith("-executor")) | {executor_profile}
         client = ctx.client
-        if hasattr(machine, "make_machine"):
-            cls = machine.make_machine(lambda: client, profiles, name=name.replace(":", "_"))
-        else:
-            cls = machine.build_machine(client, profiles)
-        with shrink_budget(ctx.settings.shrink_seconds):
-            run_machine(cls, ctx.settings.hypothesis(), ctx.settings.seed)
+        run_rounds(
+            ctx,
+            lambda tolerate, ledger: machine.make_machine(
+                lambda: client, profiles, name=name.replace(":", "_"), tolerate=tolerate, ledger=ledger
+            ),
+            machine.MachineLedger(),
+        )
 
     return run
+
+
+def run_rounds(ctx: CheckContext, build: Any, ledger: Any) -> None:
+    """Run the machine until it passes, each round tolerating the failures found before.
+
+    Round 1 is the ordinary run. When it fails, Hypothesis has shrunk the failure: that is a primary finding.
+    The next round runs the same (derandomized) examples again, but a finding that names only requirements
+    already failed no longer stops it: the driver re-synchronises or ends that scenario, and the examples go
+    on judging every other requirement. So one divergence hides nothing but what it really spoils.
+    """
+    from roc_conformance.errors import find_fault, find_violations
+
+    tolerate: frozenset[str] = frozenset()
+    finished = False
+    for _ in range(MAX_ROUNDS):
+        try:
+            with shrink_budget(ctx.settings.shrink_seconds):
+                run_machine(build(tolerate, ledger), ctx.settings.hypothesis(), ctx.settings.seed)
+        except Exception as exc:
+            violations = find_violations(exc)
+            if find_fault(exc) is not None or not violations:
+                raise
+            first = violations[0]
+            notes = getattr(exc, "__notes__", None) or getattr(first, "__notes__", None) or []
+            ids = tuple(dict.fromkeys(r for v in violations for r in v.requirements))
+            ctx.evidence.fail(
+                Finding(
+                    ids,
+                    "; ".join(v.message for v in violations)[:4000],
+                    counterexample=first.counterexample or "\n".join(str(n) for n in notes) or None,
+                    vector=next((v.vector for v in violations if v.vector is not None), None),
+                )
+            )
+            if set(ids) <= tolerate:  # nothing new: the run cannot make progress past it
+                break
+            tolerate |= set(ids)
+            continue
+        finished = True
+        break
+    failed = set(ctx.evidence.failed)
+    if not finished:
+        ctx.evidence.block(
+            (r for r in machine_requirements() if r not in failed),
+            f"the state machine stopped after {MAX_ROUNDS} distinct failures",
+        )
+        return
+    # What only diverging steps exercised was not judged on unspoiled evidence.
+    unjudged = ledger.exercised_any - ledger.exercised_in_sync - failed
+    ctx.evidence.block(
+        sorted(unjudged),
+        f"every scenario that reached it had already diverged (a failure of {', '.join(sorted(failed))})",
+    )
+    if ledger.tolerated:
+        ctx.note(f"{ledger.tolerated} findings of already-failed requirements were re-synchronised past")
 
 
 def machine_checks() -> list[Check]:

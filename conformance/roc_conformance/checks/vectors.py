@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from roc_conformance.checks.base import Check, CheckContext
+from roc_conformance.checks.base import Check, CheckContext, Finding
 from roc_conformance.errors import ConformanceViolation
 
 
@@ -35,16 +35,23 @@ def derive_capabilities(vector: dict[str, Any]) -> tuple[str, ...]:
 def _runner(vector: dict[str, Any]) -> Any:
     def run(ctx: CheckContext) -> None:
         from roc_conformance.oracle.check import merge
+        from roc_conformance.oracle.driver import IN_SYNC
         from roc_conformance.oracle.vectors import run_vector
 
         violations, driver = run_vector(vector, ctx.client)
         # SHOULD-level findings fail their (unscored) requirement too; the profile verdict ignores them.
         found = [*violations, *getattr(driver, "warnings", [])]
+        transcript = driver.transcript()
         if found:
-            raise merge(
-                list(found),
-                f"vector {vector['id']}: {vector.get('title', '')}",
-                counterexample=driver.transcript(),
+            merged = merge(list(found), f"vector {vector['id']}: {vector.get('title', '')}")
+            ctx.evidence.fail(Finding(merged.requirements, merged.message, counterexample=transcript))
+        for finding, after in driver.consequences:
+            ctx.evidence.consequences.append(Finding(finding.requirements, finding.message, after=after))
+        if driver.sync != IN_SYNC:
+            ctx.evidence.block(
+                vector.get("requirements", []),
+                f"the scenario {driver.sync} at {driver.diverged_at} (a failure of "
+                f"{', '.join(dict.fromkeys(r for v in driver.primaries[:1] for r in v.requirements))})",
             )
 
     return run

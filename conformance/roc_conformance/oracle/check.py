@@ -152,6 +152,8 @@ _EXTRA: dict[str, dict[str, list[str]]] = {
         "after_tool_call": [reqs.BTC_OUTRANKS_CANCEL, reqs.ATC_NOT_FOR_INTERRUPTED],
     },
     "seq_skipped": {"*": [reqs.EXEC_SEQUENTIAL]},
+    # An error result and AfterToolCall for a tool whose earlier, interrupted firing set a cancel.
+    "cancel_not_carried": {"*": [reqs.CANCEL_NOT_CARRIED]},
     # The unit must stop again, but an answer from a rejected resume let it (and what follows) go on.
     "rejected_kept": {"*": [reqs.RESUME_UNCHANGED]},
 }
@@ -161,6 +163,7 @@ _MISSING: dict[str, list[str]] = {
     "concurrent": [reqs.EXEC_CONCURRENT, reqs.EXEC_CONC_NO_CANCEL, reqs.EXEC_CONC_WAITS],
     "normal": [reqs.TOOL_BATCH],
     "tool_cancel": [reqs.CANCEL_TOOL],
+    "cancel_not_carried": [reqs.CANCEL_NOT_CARRIED],
     "tool_cancel_empty": [reqs.CANCEL_EMPTY_MESSAGE],
     "rejected_kept": [reqs.RESUME_UNCHANGED],
 }
@@ -188,6 +191,8 @@ def _missing_ids(outcome: Outcome, tuid: str | None, kind: str, executor: str = 
         if situation == "tool_cancel_empty":
             # The expected ('error') AfterToolCall is missing because the "" cancel was ignored.
             return [reqs.CANCEL_EMPTY_MESSAGE]
+        if situation == "cancel_not_carried":
+            return [reqs.CANCEL_NOT_CARRIED]  # an error AfterToolCall came instead: the old cancel
         return ([reqs.CANCEL_TOOL] if situation == "tool_cancel" else []) + [reqs.AFTER_TOOL_CALL]
     ids = _MISSING.get(situation, [reqs.TOOL_BATCH])
     if (
@@ -197,6 +202,7 @@ def _missing_ids(outcome: Outcome, tuid: str | None, kind: str, executor: str = 
         not in (
             "rerun",
             "after_bt",
+            "cancel_not_carried",
         )
     ):
         # The concurrent executor processes every tool use of the cycle, whatever the others do.
@@ -355,9 +361,18 @@ def check_interrupts(outcome: Outcome, got: list[Any], binder: IdBinder, out: li
 
 
 def check_result(
-    outcome: Outcome, observed: dict[str, JSON], binder: IdBinder, executor: str
+    outcome: Outcome,
+    observed: dict[str, JSON],
+    binder: IdBinder,
+    executor: str,
+    appended: list[dict[str, JSON]] | None = None,
 ) -> list[Violation]:
-    """All findings for one invocation (empty when it conforms)."""
+    """All findings for one invocation (empty when it conforms).
+
+    ``appended`` is what the implementation itself appended to its history in this invocation (when its
+    replies show that): MessageAdded events are judged against it, not against the oracle's history, so a
+    message appended at the wrong time is one history failure, not also an event failure.
+    """
     if "crash" in observed:
         return [
             Violation(
@@ -400,7 +415,7 @@ def check_result(
         ids = [reqs.STOP_MESSAGE] if outcome.stop_reason == "interrupt" else [reqs.RESULT_MESSAGE]
         out.append(Violation(ids, f"message {_short(result.get('message'))} != {_short(outcome.message)}"))
     if outcome.trace_checked:
-        out.extend(check_trace(outcome, list(observed.get("trace") or []), executor))
+        out.extend(check_trace(outcome, list(observed.get("trace") or []), executor, appended))
     return out
 
 
@@ -421,7 +436,12 @@ def _diff(exp: Counter[tuple[Any, ...]], obs: Counter[tuple[Any, ...]]) -> tuple
     return list((obs - exp).elements()), list((exp - obs).elements())
 
 
-def check_trace(outcome: Outcome, obs: list[dict[str, JSON]], executor: str) -> list[Violation]:
+def check_trace(
+    outcome: Outcome,
+    obs: list[dict[str, JSON]],
+    executor: str,
+    appended: list[dict[str, JSON]] | None = None,
+) -> list[Violation]:
     exp = outcome.trace
     out: list[Violation] = []
     exp_turns = [e.get("turn") for e in _events(exp, "model_call")]
@@ -496,13 +516,21 @@ def check_trace(outcome: Outcome, obs: list[dict[str, JSON]], executor: str) -> 
         else:
             ids = [reqs.AFTER_TOOLS_ONCE]
         out.append(Violation(ids, f"{what} hook callback {list(item)}"))
-    e_roles = [e.get("role") for e in _events(exp, "message_added")]
     o_roles = [e.get("role") for e in _events(obs, "message_added")]
-    if e_roles != o_roles:
-        ids = [reqs.MESSAGE_ADDED]
-        if outcome.stop_reason == "interrupt" and len(o_roles) > len(e_roles):
-            ids = [reqs.TRANSCRIPT, reqs.MESSAGE_ADDED]
-        out.append(Violation(ids, f"messages added {o_roles}, expected {e_roles}"))
+    if appended is not None:
+        # ROC-HOOK-003 is about the events matching the appends; *when* a message may be appended is the
+        # history's rule (ROC-TOOL-003/005), judged on the history itself.
+        own = [m.get("role") for m in appended]
+        if own != o_roles:
+            message = f"MessageAdded events {o_roles}, history grew by {own}"
+            out.append(Violation([reqs.MESSAGE_ADDED], message))
+    else:
+        e_roles = [e.get("role") for e in _events(exp, "message_added")]
+        if e_roles != o_roles:
+            ids = [reqs.MESSAGE_ADDED]
+            if outcome.stop_reason == "interrupt" and len(o_roles) > len(e_roles):
+                ids = [reqs.TRANSCRIPT, reqs.MESSAGE_ADDED]
+            out.append(Violation(ids, f"messages added {o_roles}, expected {e_roles}"))
     if not [v for v in out if v.level == "MUST"]:
         out.extend(_check_order(exp, obs, executor))
     return out
@@ -559,6 +587,12 @@ def _check_order(exp: list[dict[str, JSON]], obs: list[dict[str, JSON]], executo
     return out
 
 
+def _without_metadata(msgs: JSON) -> Any:
+    if not isinstance(msgs, list):
+        return msgs
+    return [{k: v for k, v in m.items() if k != "metadata"} if isinstance(m, dict) else m for m in msgs]
+
+
 def _free(msgs: JSON, free: set[str]) -> JSON:
     """Blank the content of results whose text the spec leaves to the implementation."""
     if not free or not isinstance(msgs, list):
@@ -582,7 +616,9 @@ def _free(msgs: JSON, free: set[str]) -> JSON:
 def check_messages(
     expected: list[dict[str, JSON]], got: JSON, *, after_error: bool = False, free: set[str] | None = None
 ) -> list[Violation]:
-    """History after an invocation: exact, except result order, which is a SHOULD."""
+    """History after an invocation: exact, except result order (a SHOULD) and ``metadata`` (the one place an
+    implementation keeps its own extras, spec §2.3)."""
+    expected, got = _without_metadata(expected), _without_metadata(got)
     if free:
         expected, got = _free(expected, free), _free(got, free)
     if canonical(got) == canonical(expected):
@@ -649,14 +685,41 @@ def check_history(
     messages_known: bool = True,
     after_error: bool = False,
     free: set[str] | None = None,
+    before: tuple[JSON, JSON] | None = None,
+    pending: dict[str, JSON] | None = None,
 ) -> list[Violation]:
-    """The history and state the adapter reports after an invocation, against the oracle's."""
+    """The history and state the adapter reports after an invocation, against the oracle's.
+
+    After an error, ``before`` (the implementation's own history and state from its previous reply) is the
+    reference instead: ROC-RESUME-010 / ROC-ERR-006 ask that a rejected input change nothing, and that is
+    judged on what the implementation had, even when it already differed from the oracle for another reason.
+    """
     out: list[Violation] = []
+    if after_error and before is not None:
+        seen_messages, seen_state = before
+        for what, now, then in (("history", "messages", seen_messages), ("state", "state", seen_state)):
+            if now in observed and then is not None and canonical(observed.get(now)) != canonical(then):
+                out.append(
+                    Violation(
+                        [reqs.RESUME_UNCHANGED, reqs.ERROR_UNCHANGED],
+                        f"a rejected input changed the {what}: {_short(then, 500)} -> "
+                        f"{_short(observed.get(now), 500)}",
+                    )
+                )
+        return out
     if messages_known and "messages" in observed:
         out.extend(check_messages(messages, observed.get("messages"), after_error=after_error, free=free))
     elif "messages" in observed and _dangling(observed.get("messages")):
-        # After a direct call the history is the implementation's, but never with a lone toolUse.
-        out.append(Violation([reqs.DIRECT_RECORDED, reqs.NO_DANGLING], "a toolUse without its toolResult"))
+        # After a direct call the history is the implementation's, but never with a lone toolUse: a lone
+        # toolUse of the paused batch is the deferred-append rule's failure, any other the direct call's.
+        lone = set(_dangling(observed.get("messages")))
+        paused = {
+            str(b["toolUse"].get("toolUseId"))
+            for b in (pending or {}).get("content") or []
+            if isinstance(b, dict) and isinstance(b.get("toolUse"), dict)
+        }
+        ids = [reqs.TRANSCRIPT if lone <= paused else reqs.DIRECT_RECORDED, reqs.NO_DANGLING]
+        out.append(Violation(ids, f"toolUse without its toolResult: {sorted(lone)}"))
     if "state" in observed and canonical(observed.get("state")) != canonical(state):
         ids = (
             [reqs.RESUME_UNCHANGED, reqs.ERROR_UNCHANGED]

@@ -1,6 +1,24 @@
 """Drive one agent of an implementation in lockstep with the oracle and check every observation.
 
 Used by the static vectors and by the Hypothesis machine, so both apply the same checks.
+
+Independence. A run stays *in sync* while the implementation does what the oracle predicts. At the first
+wrong observation (a *primary* finding) the driver decides whether the oracle can go on modelling the
+implementation, judged by what the spec still pins down:
+
+- **resynced** — the control flow matched (same outcome kind, stop reason, interrupts and trace) and only
+  data differed (history, state, reasons, ids, messages), or the implementation rejected an input the oracle
+  accepted (an error changes nothing, so the oracle is put back to where it was). The oracle adopts what the
+  implementation observably holds (its state, the model turns it used) and the run stays in sync: later
+  findings are primary again, each judged on its own.
+- **tainted** — the trace differed (a unit ran that must not have, or did not run): the implementation's
+  inner state is no longer known. The run goes on, but later findings are *consequences* of the first one.
+- **ended** — the implementation accepted what must be rejected, crashed, or reported other interrupts or
+  another stop reason: nothing after that step can be predicted, so the scenario stops.
+
+Rules whose wording is relative are judged relative to the implementation's own previous reply: a rejected
+input must leave *its* history and state as they were (ROC-RESUME-010), and MessageAdded events must match
+what *it* appended (ROC-HOOK-003), whatever the oracle expected the history to be.
 """
 
 from __future__ import annotations
@@ -10,9 +28,11 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from . import reqs
-from .check import IdBinder, Violation, check_history, check_result
+from .check import IdBinder, Violation, check_history, check_result, check_trace, key_of
 from .engine import MISSING, Input, Key, OracleAgent, Outcome, Ref, Response, Resume, UnknownRef
 from .scenario import JSON, AgentSpec, canonical, parse_spec
+
+IN_SYNC, RESYNCED, TAINTED, ENDED = "in sync", "resynced", "tainted", "ended"
 
 
 class Implementation(Protocol):
@@ -56,6 +76,14 @@ class Driver:
         default_factory=list
     )
     disposed: bool = False
+    sync: str = IN_SYNC  # IN_SYNC, TAINTED or ENDED (see the module docstring)
+    primaries: list[Violation] = field(default_factory=list)  # first divergences, with their step
+    consequences: list[tuple[Violation, tuple[str, ...]]] = field(default_factory=list)  # (finding, after)
+    diverged_at: str = ""  # the step whose divergence tainted or ended the run
+    exercised_in_sync: set[str] = field(default_factory=set)  # requirements judged on unspoiled steps
+    exercised_any: set[str] = field(default_factory=set)  # requirements any step exercised
+    seen_messages: JSON = field(default_factory=list)  # the implementation's history in its last reply
+    seen_state: JSON = None  # ... and its state (None until a reply shows it)
 
     def __post_init__(self) -> None:
         self.spec = parse_spec(self.spec_doc)
@@ -98,19 +126,22 @@ class Driver:
 
     # ---- steps ----------------------------------------------------------------------------------
 
-    def invoke(self, wire: dict[str, JSON], inp: Input) -> list[Violation]:
-        """Invoke both; return every MUST finding (SHOULD findings go to ``warnings``)."""
+    def invoke(self, wire: dict[str, JSON], inp: Input, context: str = "") -> list[Violation]:
+        """Invoke both; return the primary MUST findings of this step (SHOULD findings go to ``warnings``,
+        findings after a tainting divergence to ``consequences``)."""
         symbolic = self._symbolic(wire)
+        before = self.oracle.copy()
         outcome = self.oracle.invoke(inp)
         self.steps.append((symbolic, outcome, copy.deepcopy(self.oracle.pending_assistant)))
         observed = self.impl.invoke(self.handle, wire)
         self.log.append(Exchange({"rpc": "Invoke", **wire}, observed))
         self.last_outcome = outcome
         self.model_calls += sum(1 for e in observed.get("trace") or [] if e.get("kind") == "model_call")
-        if outcome.completed_batches:
+        if outcome.completed_batches and not _rejected(observed):
             self.binder.retire()  # a batch completed: its ids are consumed, later batches mint new ones
             self.batch_restored = False
-        found = check_result(outcome, observed, self.binder, self.spec.executor)
+        appended = self._appended(observed)
+        found = check_result(outcome, observed, self.binder, self.spec.executor, appended)
         if not outcome.poisoned:
             found += check_history(
                 self.oracle.messages,
@@ -119,17 +150,93 @@ class Driver:
                 self.oracle.messages_known,
                 after_error=outcome.is_error,
                 free=self.oracle.free_content,
+                before=(self.seen_messages, self.seen_state) if outcome.is_error else None,
+                pending=self.oracle.pending_assistant,
             )
         if self.batch_restored:
             found = [_as_session_finding(v) for v in found]
-        if outcome.poisoned:
+        found = [v.with_context(context) if context else v for v in found]
+        musts = [v for v in found if v.level == "MUST"]
+        self.exercised_any |= outcome.exercised
+        if self.sync != IN_SYNC:
+            after = tuple(dict.fromkeys(r for v in self.primaries[:1] for r in v.requirements))
+            self.consequences += [(v, after) for v in musts]
+            self._remember(observed)
+            return []
+        self.warnings += [v for v in found if v.level != "MUST"]
+        verdict = self._divergence(outcome, observed, appended) if musts else IN_SYNC
+        if verdict == RESYNCED and outcome.kind != "error" and _rejected(observed):
+            self.oracle = before  # the implementation refused: an error leaves the agent as it was
+            outcome = self._as_refused(outcome)
+        if verdict in (IN_SYNC, RESYNCED):
+            self.exercised_in_sync |= outcome.exercised
+            self._retire_finished(outcome)
+            self._adopt(observed)
+        else:
+            self.sync = verdict
+            self.diverged_at = context or f"step {len(self.steps) - 1}"
+        if outcome.poisoned or verdict == ENDED:
             self.dead = True
-        elif not outcome.is_error and not self.oracle.activated:
+        self.primaries += musts
+        self._remember(observed)
+        return musts
+
+    def _divergence(
+        self, outcome: Outcome, observed: dict[str, JSON], appended: list[dict[str, JSON]] | None
+    ) -> str:
+        """How far the oracle can follow the implementation after a wrong observation (module docstring)."""
+        refused = _rejected(observed)
+        if outcome.is_error:
+            return RESYNCED if refused else ENDED  # accepted what must be rejected: not modelled any more
+        if "crash" in observed:
+            return ENDED
+        if refused:
+            return RESYNCED
+        if outcome.kind == "direct":
+            return RESYNCED
+        result = observed.get("result") or {}
+        got = {key_of(i) for i in result.get("interrupts") or [] if isinstance(i, dict)}
+        if result.get("stopReason") != outcome.stop_reason or got != {i.key for i in outcome.interrupts}:
+            return ENDED
+        trace = list(observed.get("trace") or [])
+        if outcome.trace_checked and any(
+            v.level == "MUST" for v in check_trace(outcome, trace, self.spec.executor, appended)
+        ):
+            return TAINTED
+        return RESYNCED
+
+    @staticmethod
+    def _as_refused(outcome: Outcome) -> Outcome:
+        """The oracle's outcome replaced by "nothing happened" (its batches did not complete)."""
+        refused = copy.copy(outcome)
+        refused.completed_batches = 0
+        refused.exercised = {reqs.RESUME_UNCHANGED, reqs.ERROR_UNCHANGED}
+        return refused
+
+    def _retire_finished(self, outcome: Outcome) -> None:
+        if not outcome.is_error and not self.oracle.activated:
             self.binder.retire()  # the cycle completed: its ids are consumed
             self.batch_restored = False
-        musts = [v for v in found if v.level == "MUST"]
-        self.warnings += [v for v in found if v.level != "MUST"]
-        return musts
+
+    def _adopt(self, observed: dict[str, JSON]) -> None:
+        """Continue from what the implementation observably holds: its state and the model turns it used."""
+        state = observed.get("state")
+        self.oracle.adopt(state=state if isinstance(state, dict) else None, model_calls=self.model_calls)
+
+    def _remember(self, observed: dict[str, JSON]) -> None:
+        if isinstance(observed.get("messages"), list):
+            self.seen_messages = copy.deepcopy(observed["messages"])
+        if "state" in observed:
+            self.seen_state = copy.deepcopy(observed["state"])
+
+    def _appended(self, observed: dict[str, JSON]) -> list[dict[str, JSON]] | None:
+        """The messages this reply's history added to the previous reply's (None: not a pure append)."""
+        now, then = observed.get("messages"), self.seen_messages
+        if not isinstance(now, list) or not isinstance(then, list) or len(now) < len(then):
+            return None
+        if canonical(now[: len(then)]) != canonical(then):
+            return None
+        return [m if isinstance(m, dict) else {} for m in now[len(then) :]]
 
     def _symbolic(self, wire: dict[str, JSON]) -> dict[str, JSON]:
         """The input with interrupt ids replaced by references (ids are opaque; vectors name interrupts)."""
@@ -155,21 +262,36 @@ class Driver:
         snap = self.impl.take_snapshot(self.handle)
         self.log.append(Exchange({"rpc": "TakeSnapshot"}, {"snapshot": "…"}))
         if "snapshot" not in snap:
-            return [Violation([reqs.SESSION_RESTORE], f"TakeSnapshot failed: {canonical(snap)[:300]}")]
+            return self._restore_failed(f"TakeSnapshot failed: {canonical(snap)[:300]}", end=False)
         self.impl.dispose_agent(self.handle)
         restored = self.impl.restore_agent(
             snap["snapshot"], self.spec_doc, model_turn_offset=self.model_calls
         )
         self.log.append(Exchange({"rpc": "RestoreAgent", "modelTurnOffset": self.model_calls}, restored))
         if "agent" not in restored:
-            self.dead = True
             self.disposed = True
-            return [Violation([reqs.SESSION_RESTORE], f"RestoreAgent failed: {canonical(restored)[:300]}")]
+            return self._restore_failed(f"RestoreAgent failed: {canonical(restored)[:300]}", end=True)
         self.handle = str(restored["agent"])
         self.oracle = self.oracle.copy()
         self.batch_restored = self.batch_restored or self.oracle.activated
         self.binder.restored = True
         return []
+
+    def _restore_failed(self, message: str, *, end: bool) -> list[Violation]:
+        """A failed snapshot or restore: primary while in sync (and the end of the run when no agent is
+        left), else a consequence of the earlier failure."""
+        finding = Violation([reqs.SESSION_RESTORE], message)
+        if end:
+            self.dead = True
+        if self.sync != IN_SYNC:
+            after = tuple(dict.fromkeys(r for v in self.primaries[:1] for r in v.requirements))
+            self.consequences.append((finding, after))
+            return []
+        if end:
+            self.sync = ENDED
+            self.diverged_at = "snapshot + restore"
+        self.primaries.append(finding)
+        return [finding]
 
     def dispose(self) -> None:
         if not self.disposed:
@@ -184,6 +306,11 @@ class Driver:
             resp = {k: v for k, v in ex.response.items() if k not in ("messages",)}
             lines.append(f"    ← {canonical(resp)}")
         return "\n".join(lines)
+
+
+def _rejected(observed: dict[str, JSON]) -> bool:
+    """The implementation refused the input (an Error, or a crash where an error was due)."""
+    return observed.get("error") is not None or "crash" in observed
 
 
 _SESSION_OF = {

@@ -206,6 +206,10 @@ class OracleAgent:
         self.messages_known = True  # False once a direct call ran (its history effect is unpinned)
         self.free_content: set[str] = set()  # toolUseIds whose result text is the implementation's
         self.consumed_names: set[tuple[str, str]] = set()  # (layer, name) of consumed answers
+        # Units of the pending batch whose firing set a cancel but stopped with an interrupt:
+        # ("before_tools", None) or ("before_tool_call", toolUseId). Such a cancel must not carry over
+        # (ROC-CANCEL-008), so a later firing that sets none lets the tools run.
+        self.stale_cancels: set[tuple[str, str | None]] = set()
         self._resuming = False
         self.poisoned = False
         self._trace: list[dict[str, JSON]] = []
@@ -234,6 +238,13 @@ class OracleAgent:
         clone.__dict__.update(copy.deepcopy({k: v for k, v in self.__dict__.items() if k != "spec"}))
         clone.spec = self.spec
         return clone
+
+    def adopt(self, *, state: dict[str, JSON] | None, model_calls: int) -> None:
+        """Re-synchronise with an implementation that diverged only in data: continue from the state it
+        holds and the model turns it has used (the scripted model's cursor is the harness's, not ours)."""
+        if state is not None:
+            self.state = copy.deepcopy(state)
+        self._model_calls = model_calls
 
     def pending_keys(self) -> list[Key]:
         """Unanswered pending interrupts: the only ones a resume can name (ROC-RESUME-007, ROC-ANSWER-004)."""
@@ -522,6 +533,7 @@ class OracleAgent:
             self._exercised |= {reqs.BT_INTERRUPT, reqs.AFTER_TOOLS_NOT_ON_BT}
             if cancel is not None:
                 self._exercised.add(reqs.BT_OUTRANKS_CANCEL)
+                self.stale_cancels.add(("before_tools", None))
             for i in ids:
                 self._why.setdefault(i, "bt_interrupt")
             return self._stop(raised)
@@ -584,6 +596,7 @@ class OracleAgent:
         self.completed = {}
         self.interrupts = {}
         self.owners = {}
+        self.stale_cancels = set()
         self._completed += 1
         return None
 
@@ -605,7 +618,7 @@ class OracleAgent:
         if len(keys) > 1:
             self._exercised.add(reqs.INTERRUPT_ORDER)
         if self._resuming:
-            self._exercised |= {reqs.ID_STABLE, reqs.CANCEL_NOT_CARRIED}
+            self._exercised.add(reqs.ID_STABLE)
         # ROC-ANSWER-005: an unanswered interrupt its unit did not raise again is withdrawn.
         for k in [k for k in self.pending_keys() if k not in keys]:
             del self.interrupts[k]
@@ -638,6 +651,7 @@ class OracleAgent:
             if cancel is not None:
                 self._exercised.add(reqs.BTC_OUTRANKS_CANCEL)
                 self._why[tuid] = "btc_interrupt_over_cancel"
+                self.stale_cancels.add(("before_tool_call", tuid))
             return raised
         if cancel is not None:
             self._exercised |= {reqs.CANCEL_TOOL, reqs.CANCEL_MESSAGE, reqs.CANCEL_COMPLETES}
@@ -647,7 +661,12 @@ class OracleAgent:
             self._why[tuid] = "tool_cancel_empty" if cancel == "" else "tool_cancel"
             result = error_result(tuid, cancel)
         else:
-            if any(k[1] == tuid for k in self.interrupts):
+            if self.stale_cancels & {("before_tools", None), ("before_tool_call", tuid)}:
+                # ROC-CANCEL-008: an earlier firing set a cancel but stopped; this one set none, so the
+                # tool runs. A tool that does not run here had that cancel carried over.
+                self._exercised.add(reqs.CANCEL_NOT_CARRIED)
+                self._why[tuid] = "cancel_not_carried"
+            elif any(k[1] == tuid for k in self.interrupts):
                 self._why[tuid] = "rerun"
             elif any(k[0] == "before_tools" for k in self.interrupts):
                 self._why[tuid] = "after_bt"
