@@ -714,21 +714,16 @@ vector(
 T12 = [turn(tu("t1", "ask")), turn(text("end"))]
 vector(
     "resume-validation-errors",
-    "Every malformed resume is rejected with its code and leaves the agent as it was",
+    "Input of the wrong shape for an interrupted agent is rejected with its code and changes nothing",
     [
         R.RESUME_PROMPT,
         R.RESUME_ONLY_RESPONSES,
         R.RESUME_EMPTY,
-        R.RESUME_MALFORMED,
-        R.RESUME_UNKNOWN,
-        R.RESUME_DUPLICATE,
-        R.RESUME_NULL,
         R.RESUME_UNCHANGED,
         R.RESUME_NOTHING_RUNS,
         R.ERROR_VALUES,
         R.ERROR_CODE_DEFINED,
         R.ERROR_MESSAGE,
-        R.ERROR_ORDER,
         R.RESUME_ACCEPT,
     ],
     ["core"],
@@ -747,22 +742,9 @@ vector(
             **REJECTED,
         ),
         step({"interruptResponses": []}, error="INVALID_RESUME", **REJECTED),
-        step(
-            {"interruptResponses": [{"interruptId": "no-such-interrupt", "response": "y"}]},
-            error="UNKNOWN_INTERRUPT",
-            **REJECTED,
-        ),
-        step(answer((ref("q"), "y"), (ref("q"), "n")), error="DUPLICATE_RESPONSE", **REJECTED),
-        step(answer((ref("q"), None)), error="INVALID_RESPONSE", **REJECTED),
-        step({"interruptResponses": [{"interrupt": ref("q")}]}, error="INVALID_RESPONSE", **REJECTED),
-        step(
-            {"interruptResponses": [{"interruptId": "", "response": "y"}]}, error="INVALID_RESUME", **REJECTED
-        ),
-        step(
-            {"interruptResponses": [{"interruptId": "no-such-interrupt", "response": None}]},
-            error=["INVALID_RESPONSE", "UNKNOWN_INTERRUPT"],
-            **REJECTED,
-        ),
+        # Faults in the responses themselves (an id twice, null, no response, a bad id) each have a vector of
+        # their own (resume-rejects-*): an implementation that takes one of them as an answer finishes the
+        # batch, and every later step here would then be judged against an idle agent.
         step(
             answer((ref("q"), "y")),
             stopReason="end_turn",
@@ -1553,6 +1535,80 @@ vector(
     ],
     "spec ROC-ANSWER-004",
 )
+# One fault of the responses per vector, each on a fresh paused agent, then the valid answer: a fault an SDK
+# takes as an answer (the last of two responses wins, null is an answer) or crashes on (no `response`
+# member) is judged alone, and the final step shows the rejected input left the pending interrupt as it was.
+UNKNOWN = {"interruptId": "no-such-interrupt", "response": "y"}
+RESPONSE_FAULTS: list[tuple[str, str, list[dict[str, Any]], Any, list[str]]] = [
+    ("unknown-id", "An id that names no interrupt", [UNKNOWN], "UNKNOWN_INTERRUPT", [R.RESUME_UNKNOWN]),
+    (
+        "same-id-twice",
+        "The same interrupt answered twice in one resume",
+        [{"interrupt": ref("q"), "response": "y"}, {"interrupt": ref("q"), "response": "n"}],
+        "DUPLICATE_RESPONSE",
+        [R.RESUME_DUPLICATE],
+    ),
+    (
+        "null-response",
+        "A null response",
+        [{"interrupt": ref("q"), "response": None}],
+        "INVALID_RESPONSE",
+        [R.RESUME_NULL],
+    ),
+    (
+        "missing-response",
+        "A response block without `response`",
+        [{"interrupt": ref("q")}],
+        "INVALID_RESPONSE",
+        [R.RESUME_NULL],
+    ),
+    (
+        "empty-id",
+        "An empty interruptId",
+        [{"interruptId": "", "response": "y"}],
+        "INVALID_RESUME",
+        [R.RESUME_MALFORMED],
+    ),
+    (
+        "two-faults",
+        "Two faults in one resume (an unknown id with a null response)",
+        [{"interruptId": "no-such-interrupt", "response": None}],
+        ["INVALID_RESPONSE", "UNKNOWN_INTERRUPT"],
+        [R.ERROR_ORDER, R.RESUME_NULL, R.RESUME_UNKNOWN],
+    ),
+]
+for suffix, what, bad, code, fault_reqs in RESPONSE_FAULTS:
+    vector(
+        f"resume-rejects-{suffix}",
+        f"{what} is rejected and changes nothing; the valid answer then completes the batch",
+        [
+            *fault_reqs,
+            R.RESUME_UNCHANGED,
+            R.RESUME_NOTHING_RUNS,
+            R.ERROR_VALUES,
+            R.ERROR_CODE_DEFINED,
+            R.ERROR_MESSAGE,
+        ],
+        ["core"],
+        agent("sequential", T12, [tool("ask", intr("q"), ret("a"))]),
+        [
+            step(
+                {"prompt": "p"},
+                stopReason="interrupt",
+                interrupts=[{"name": "q", "source": src("tool", "t1", "ask")}],
+            ),
+            step({"interruptResponses": bad}, error=code, **REJECTED),
+            step(
+                answer((ref("q"), "y")),
+                stopReason="end_turn",
+                modelCalls=[1],
+                toolStarts={"t1": 1},
+                messages=[user("p"), asst(tu("t1", "ask")), results(ok("t1", ["y"], "a")), asst(text("end"))],
+            ),
+        ],
+        "pinned 12, 19; spec 3.4",
+    )
+# --- end of divergences seen in strands-agents 1.62 ---
 
 
 def rendered() -> dict[str, str]:
