@@ -1611,6 +1611,154 @@ for suffix, what, bad, code, fault_reqs in RESPONSE_FAULTS:
 # --- end of divergences seen in strands-agents 1.62 ---
 
 
+# --- hidden-mutant survivors ---
+# Scenarios that reach rules a surviving mutant of the reference broke unseen (issue 8, section 3).
+
+# A cancel set in a BeforeToolCall firing that stopped with an interrupt does not carry over: callback 1
+# cancels until callback 0's answer is in the state, so the replayed firing sets no cancel and the tool runs.
+vector(
+    "cancel-not-carried-before-tool-call",
+    "BeforeToolCall: the cancel of the interrupted pass is gone once the replayed pass sets none",
+    [R.CANCEL_NOT_CARRIED, R.BTC_OUTRANKS_CANCEL, R.BTC_INTERRUPT, R.REPLAY_HOOKS, R.STATE_KEPT],
+    ["core", "hooks"],
+    agent(
+        "sequential",
+        T8,
+        [tool("x", ret("ran"))],
+        [
+            hook("BeforeToolCall", intr("approve"), {"setState": {"key": "approved", "fromAnswer": True}}),
+            hook(
+                "BeforeToolCall",
+                {"skipIfState": {"key": "approved", "equals": "y"}},
+                {"cancel": {"message": "not approved yet"}},
+            ),
+        ],
+        state={},
+    ),
+    [
+        step(
+            {"prompt": "p"},
+            stopReason="interrupt",
+            interrupts=[{"name": "approve", "source": src("before_tool_call", "t1", "x")}],
+            toolStarts={},
+            afterToolCall={},
+            afterTools=[[]],
+            hookCallbacks={"BeforeToolCall#0#t1": 1, "BeforeToolCall#1#t1": 1},
+            state={},
+        ),
+        step(
+            answer((ref("approve"), "y")),
+            stopReason="end_turn",
+            toolStarts={"t1": 1},
+            afterToolCall={"t1": "success"},
+            afterTools=[["t1"]],
+            hookCallbacks={"BeforeToolCall#0#t1": 1, "BeforeToolCall#1#t1": 1},
+            state={"approved": "y"},
+            messages=[user("p"), asst(tu("t1", "x")), results(ok("t1", [], "ran")), asst(text("end"))],
+        ),
+    ],
+    "spec ROC-CANCEL-008",
+)
+
+# A batch cancel in a resume cycle gives the tools without a result the cancel error and leaves the
+# preserved result as it was: t1 completes (and moves the state on) before t2 asks, and on the resume the
+# BeforeTools callback, no longer skipped, cancels the batch.
+vector(
+    "batch-cancel-keeps-preserved",
+    "A batch cancelled on resume: only the tool uses without a preserved result get the cancel error",
+    [R.CANCEL_BATCH, R.PRESERVED_UNCHANGED, R.PRESERVED, R.CANCEL_BATCH_NO_ATC, R.AFTER_TOOLS_CONTENT],
+    ["core", "hooks"],
+    agent(
+        "sequential",
+        [turn(tu("t1", "prep"), tu("t2", "ask")), turn(text("end"))],
+        [
+            tool("prep", {"setState": {"key": "phase", "value": "second"}}, ret("prepared")),
+            tool("ask", intr("q"), ret("asked")),
+        ],
+        [
+            hook(
+                "BeforeTools",
+                {"skipIfState": {"key": "phase", "equals": "first"}},
+                {"cancel": {"message": "stop"}},
+            )
+        ],
+        state={"phase": "first"},
+    ),
+    [
+        step(
+            {"prompt": "p"},
+            stopReason="interrupt",
+            interrupts=[{"name": "q", "source": src("tool", "t2", "ask")}],
+            toolStarts={"t1": 1, "t2": 1},
+            afterToolCall={"t1": "success"},
+            afterTools=[["t1"]],
+            hookCallbacks={"BeforeTools#0": 1},
+            state={"phase": "second"},
+        ),
+        step(
+            answer((ref("q"), "y")),
+            stopReason="end_turn",
+            toolStarts={},
+            beforeToolCall={},
+            afterToolCall={},
+            afterTools=[["t1", "t2"]],
+            hookCallbacks={"BeforeTools#0": 1},
+            messages=[
+                user("p"),
+                asst(tu("t1", "prep"), tu("t2", "ask")),
+                results(ok("t1", [], "prepared"), err("t2", "stop")),
+                asst(text("end")),
+            ],
+        ),
+    ],
+    "spec ROC-CANCEL-005, ROC-TOOL-012",
+)
+
+# A direct call whose body writes state before it asks is refused and leaves the agent as it was: the
+# state write is rolled back, the history is untouched, and the agent takes a prompt.
+vector(
+    "direct-call-refused-unchanged",
+    "A refused direct call leaves no state write, no history and no pending interrupt behind",
+    [R.DIRECT_IDLE, R.DIRECT_INTERRUPT, R.DIRECT_NO_MODEL],
+    ["core"],
+    agent(
+        "sequential",
+        [turn(tu("t1", "plain")), turn(text("done")), turn(text("again"))],
+        [
+            tool("plain", ret("p")),
+            tool("ask", {"setState": {"key": "asked", "value": True}}, intr("q"), ret("a")),
+        ],
+        state={"user": "u1"},
+    ),
+    [
+        step({"prompt": "p"}, stopReason="end_turn", state={"user": "u1"}),
+        step(
+            {"directToolCall": {"name": "ask", "input": {}}},
+            error="DIRECT_CALL_INTERRUPT",
+            modelCalls=[],
+            state={"user": "u1"},
+            messages=[user("p"), asst(tu("t1", "plain")), results(ok("t1", [], "p")), asst(text("done"))],
+        ),
+        step(
+            {"prompt": "next"},
+            stopReason="end_turn",
+            modelCalls=[2],
+            state={"user": "u1"},
+            messages=[
+                user("p"),
+                asst(tu("t1", "plain")),
+                results(ok("t1", [], "p")),
+                asst(text("done")),
+                user("next"),
+                asst(text("again")),
+            ],
+        ),
+    ],
+    "spec ROC-DIRECT-003",
+)
+# --- end of hidden-mutant survivors ---
+
+
 def rendered() -> dict[str, str]:
     """File name -> exact file text of every vector (the committed files must equal this)."""
     return {f"{v['id']}.json": json.dumps(v, indent=2, ensure_ascii=False) + "\n" for v in VECTORS}
