@@ -154,8 +154,6 @@ _EXTRA: dict[str, dict[str, list[str]]] = {
     "seq_skipped": {"*": [reqs.EXEC_SEQUENTIAL]},
     # An error result and AfterToolCall for a tool whose earlier, interrupted firing set a cancel.
     "cancel_not_carried": {"*": [reqs.CANCEL_NOT_CARRIED]},
-    # An error result and AfterToolCall for a tool whose earlier, interrupted firing set a cancel.
-    "cancel_not_carried": {"*": [reqs.CANCEL_NOT_CARRIED]},
     # The unit must stop again, but an answer from a rejected resume let it (and what follows) go on.
     "rejected_kept": {"*": [reqs.RESUME_UNCHANGED]},
 }
@@ -165,7 +163,6 @@ _MISSING: dict[str, list[str]] = {
     "concurrent": [reqs.EXEC_CONCURRENT, reqs.EXEC_CONC_NO_CANCEL, reqs.EXEC_CONC_WAITS],
     "normal": [reqs.TOOL_BATCH],
     "tool_cancel": [reqs.CANCEL_TOOL],
-    "cancel_not_carried": [reqs.CANCEL_NOT_CARRIED],
     "cancel_not_carried": [reqs.CANCEL_NOT_CARRIED],
     "tool_cancel_empty": [reqs.CANCEL_EMPTY_MESSAGE],
     "rejected_kept": [reqs.RESUME_UNCHANGED],

@@ -210,10 +210,6 @@ class OracleAgent:
         # ("before_tools", None) or ("before_tool_call", toolUseId). Such a cancel must not carry over
         # (ROC-CANCEL-008), so a later firing that sets none lets the tools run.
         self.stale_cancels: set[tuple[str, str | None]] = set()
-        # Units of the pending batch whose firing set a cancel but stopped with an interrupt:
-        # ("before_tools", None) or ("before_tool_call", toolUseId). Such a cancel must not carry over
-        # (ROC-CANCEL-008), so a later firing that sets none lets the tools run.
-        self.stale_cancels: set[tuple[str, str | None]] = set()
         self._resuming = False
         self.poisoned = False
         self._trace: list[dict[str, JSON]] = []
@@ -538,7 +534,6 @@ class OracleAgent:
             if cancel is not None:
                 self._exercised.add(reqs.BT_OUTRANKS_CANCEL)
                 self.stale_cancels.add(("before_tools", None))
-                self.stale_cancels.add(("before_tools", None))
             for i in ids:
                 self._why.setdefault(i, "bt_interrupt")
             return self._stop(raised)
@@ -602,7 +597,6 @@ class OracleAgent:
         self.interrupts = {}
         self.owners = {}
         self.stale_cancels = set()
-        self.stale_cancels = set()
         self._completed += 1
         return None
 
@@ -657,7 +651,6 @@ class OracleAgent:
             if cancel is not None:
                 self._exercised.add(reqs.BTC_OUTRANKS_CANCEL)
                 self._why[tuid] = "btc_interrupt_over_cancel"
-                self.stale_cancels.add(("before_tool_call", tuid))
                 self.stale_cancels.add(("before_tool_call", tuid))
             return raised
         if cancel is not None:
