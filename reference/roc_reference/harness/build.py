@@ -209,6 +209,18 @@ def _make_tool(name: str, steps: tuple[Step, ...], trace: Trace) -> Tool:
     return Tool(name=name, fn=body, context=True, description=f"scenario tool {name}")
 
 
+def _record_message_added(trace: Trace, event: MessageAddedEvent) -> None:
+    """Record a MessageAdded event only if the history already ends with the message it announces.
+
+    ROC-HOOK-003 asks for the event *after* the append. The event alone cannot show when it fired, but the
+    history can: an event fired before its append (or for a message never appended) is left out of the
+    trace, and the suite then sees fewer MessageAdded events than messages the history gained.
+    """
+    history = event.agent.messages
+    if history and history[-1] == event.message:
+        trace.emit("message_added", role=event.message.role)
+
+
 class ScenarioHooks:
     """Registers the recorder callbacks, then the scenario's callbacks in spec order (hookIndex)."""
 
@@ -225,7 +237,7 @@ class ScenarioHooks:
         registry.add_callback(
             BeforeToolCallEvent, lambda e: trace.emit("before_tool_call", toolUseId=e.tool_use.tool_use_id)
         )
-        registry.add_callback(MessageAddedEvent, lambda e: trace.emit("message_added", role=e.message.role))
+        registry.add_callback(MessageAddedEvent, lambda e: _record_message_added(trace, e))
         registry.add_callback(BeforeInvocationEvent, lambda e: trace.emit("before_invocation"))
         registry.add_callback(BeforeModelCallEvent, lambda e: trace.emit("before_model_call"))
         # An After* recorder must run before the scenario's callbacks of its event, and it must not mark the
