@@ -185,6 +185,23 @@ def _extra_ids(outcome: Outcome, tuid: str | None, kind: str) -> list[str]:
     }.get(kind, [reqs.TOOL_BATCH])
 
 
+def _must_not_run(outcome: Outcome, key: Key) -> bool:
+    """Whether the unit that raises ``key`` must not run in this invocation, by the rule the oracle applied to
+    its tool use (``_EXTRA`` lists those rules; a BeforeToolCall callback still runs for a tool whose own
+    callbacks interrupt or cancel it)."""
+    situation = outcome.tool_reasons.get(str(key[1]))
+    if key[0] == "before_tools" or key[1] is None or situation not in _EXTRA:
+        return False
+    # The callbacks of a tool use's own firing run whatever they decide (interrupt or cancel).
+    return key[0] == "tool" or situation not in (
+        "btc_interrupt",
+        "btc_interrupt_over_cancel",
+        "tool_cancel",
+        "tool_cancel_empty",
+        "rejected_kept",
+    )
+
+
 def _missing_ids(outcome: Outcome, tuid: str | None, kind: str, executor: str = "sequential") -> list[str]:
     situation = outcome.tool_reasons.get(str(tuid), "normal")
     if kind == "after_tool_call":
@@ -284,6 +301,8 @@ def _unexpected_error_ids(outcome: Outcome, code: str) -> list[str]:
 def check_interrupts(outcome: Outcome, got: list[Any], binder: IdBinder, out: list[Violation]) -> None:
     expected = {i.key: i for i in outcome.interrupts}
     answered = set(outcome.answered)
+    reported = {key_of(item) for item in got if isinstance(item, dict)}
+    missing_expected = any(k not in reported for k in expected)
     seen: list[Key] = []
     ids: Counter[str] = Counter()
     for item in got:
@@ -303,6 +322,12 @@ def check_interrupts(outcome: Outcome, got: list[Any], binder: IdBinder, out: li
             )
             if key in outcome.withdrawn:
                 ids_ = [reqs.WITHDRAWN]  # its unit did not raise it again: withdrawn, never reported
+            elif key not in answered and not missing_expected and _must_not_run(outcome, key):
+                # Every expected interrupt is there, plus one from a unit that must not have run at all (its
+                # tool use was cancelled, preserved, held by a batch interrupt, ...): the rule that stops the
+                # unit is the one broken. (With an expected interrupt missing, the extra one may just follow
+                # from that, so it stays a finding of the stop rule.)
+                ids_ = _extra_ids(outcome, key[1], "tool_start" if key[0] == "tool" else "hook")
             if key[0] not in ("tool", "before_tool_call", "before_tools"):
                 ids_ = [reqs.SOURCE_KIND]
             out.append(Violation(ids_, f"unexpected interrupt {key} (expected {sorted(expected)})"))
