@@ -1535,6 +1535,8 @@ vector(
     ],
     "spec ROC-ANSWER-004",
 )
+
+
 # One fault of the responses per vector, each on a fresh paused agent, then the valid answer: a fault an SDK
 # takes as an answer (the last of two responses wins, null is an answer) or crashes on (no `response`
 # member) is judged alone, and the final step shows the rejected input left the pending interrupt as it was.
