@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 
 
 @dataclass(frozen=True)
@@ -25,14 +25,16 @@ class RunSettings:
     stateful_step_count: int
     use_database: bool = False
     seed: int | None = None  # explore: the random examples come from this seed (None under derandomize)
-    shrink_seconds: int = 15  # wall-clock budget for shrinking one failure (readable, yet bounded, runs)
+    shrink_seconds: int = 15  # wall-clock budget for shrinking one failure (0: report failures unshrunk)
 
     def hypothesis(self) -> settings:
         """The Hypothesis settings object for a state machine or ``@given`` check."""
         from hypothesis.database import DirectoryBasedExampleDatabase
 
         database = DirectoryBasedExampleDatabase(".hypothesis/roc-explore") if self.use_database else None
+        skip = () if self.shrink_seconds > 0 else (Phase.shrink, Phase.explain)
         return settings(
+            phases=tuple(p for p in Phase if p not in skip),
             max_examples=self.max_examples,
             stateful_step_count=self.stateful_step_count,
             derandomize=self.derandomize,

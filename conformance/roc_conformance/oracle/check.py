@@ -638,8 +638,51 @@ def _free(msgs: JSON, free: set[str]) -> JSON:
     return out
 
 
+# A tool use's situation (Outcome.tool_reasons) -> the rule that fixes its result's content.
+_RESULT_RULE: dict[str, str] = {
+    "tool_cancel": reqs.CANCEL_MESSAGE,
+    "tool_cancel_empty": reqs.CANCEL_EMPTY_MESSAGE,
+    "btc_interrupt_over_cancel": reqs.BTC_OUTRANKS_CANCEL,
+    "batch_cancel": reqs.CANCEL_BATCH,
+    "batch_cancel_empty": reqs.CANCEL_EMPTY_MESSAGE,
+    "preserved": reqs.PRESERVED_UNCHANGED,
+    "unknown_tool": reqs.UNKNOWN_TOOL,
+    "rejected_kept": reqs.RESUME_UNCHANGED,
+    "cancel_not_carried": reqs.CANCEL_NOT_CARRIED,
+}
+
+
+def _results_by_id(msgs: JSON) -> dict[str, JSON]:
+    out: dict[str, JSON] = {}
+    for m in msgs if isinstance(msgs, list) else []:
+        for b in (m.get("content") or []) if isinstance(m, dict) else []:
+            if isinstance(b, dict) and isinstance(b.get("toolResult"), dict):
+                out[str(b["toolResult"].get("toolUseId"))] = b["toolResult"]
+    return out
+
+
+def _result_rules(expected: JSON, got: JSON, reasons: dict[str, str]) -> list[str]:
+    """The rules fixing the content of the tool results that differ (empty when none is specific)."""
+    want, have = _results_by_id(expected), _results_by_id(got)
+    ids: list[str] = []
+    for tuid, result in want.items():
+        if tuid not in have or canonical(have[tuid]) == canonical(result):
+            continue
+        situation = reasons.get(tuid, "normal")
+        if situation in _RESULT_RULE:
+            ids.append(_RESULT_RULE[situation])
+        elif isinstance(result, dict) and result.get("status") == "error":
+            ids.append(reqs.TOOL_FAIL)  # a failing body's error result
+    return list(dict.fromkeys(ids))
+
+
 def check_messages(
-    expected: list[dict[str, JSON]], got: JSON, *, after_error: bool = False, free: set[str] | None = None
+    expected: list[dict[str, JSON]],
+    got: JSON,
+    *,
+    after_error: bool = False,
+    free: set[str] | None = None,
+    reasons: dict[str, str] | None = None,
 ) -> list[Violation]:
     """History after an invocation: exact, except result order (a SHOULD) and ``metadata`` (the one place an
     implementation keeps its own extras, spec §2.3)."""
@@ -671,7 +714,8 @@ def check_messages(
         elif isinstance(got, list) and len(got) > len(expected):
             ids = [reqs.TRANSCRIPT, reqs.RESUME_NOT_APPENDED]
         else:
-            ids = [reqs.BATCH_APPEND, reqs.PRESERVED_UNCHANGED]
+            # Same shape, other content: name the rule of the results that differ when one is specific.
+            ids = _result_rules(expected, got, reasons or {}) or [reqs.BATCH_APPEND, reqs.PRESERVED_UNCHANGED]
     return [Violation(ids, f"history {_short(got, 700)} != expected {_short(expected, 700)}")]
 
 
@@ -712,28 +756,36 @@ def check_history(
     free: set[str] | None = None,
     before: tuple[JSON, JSON] | None = None,
     pending: dict[str, JSON] | None = None,
+    reasons: dict[str, str] | None = None,
+    units_ran: bool = False,
 ) -> list[Violation]:
     """The history and state the adapter reports after an invocation, against the oracle's.
 
     After an error, ``before`` (the implementation's own history and state from its previous reply) is the
     reference instead: ROC-RESUME-010 / ROC-ERR-006 ask that a rejected input change nothing, and that is
     judged on what the implementation had, even when it already differed from the oracle for another reason.
+    When ``units_ran`` (the error came mid-run, e.g. DUPLICATE_INTERRUPT_NAME) only ROC-ERR-006 applies.
     """
     out: list[Violation] = []
+    unchanged = [reqs.ERROR_UNCHANGED] if units_ran else [reqs.RESUME_UNCHANGED, reqs.ERROR_UNCHANGED]
     if after_error and before is not None:
         seen_messages, seen_state = before
         for what, now, then in (("history", "messages", seen_messages), ("state", "state", seen_state)):
             if now in observed and then is not None and canonical(observed.get(now)) != canonical(then):
                 out.append(
                     Violation(
-                        [reqs.RESUME_UNCHANGED, reqs.ERROR_UNCHANGED],
+                        unchanged,
                         f"a rejected input changed the {what}: {_short(then, 500)} -> "
                         f"{_short(observed.get(now), 500)}",
                     )
                 )
         return out
     if messages_known and "messages" in observed:
-        out.extend(check_messages(messages, observed.get("messages"), after_error=after_error, free=free))
+        out.extend(
+            check_messages(
+                messages, observed.get("messages"), after_error=after_error, free=free, reasons=reasons
+            )
+        )
     elif "messages" in observed and _dangling(observed.get("messages")):
         # After a direct call the history is the implementation's, but never with a lone toolUse: a lone
         # toolUse of the paused batch is the deferred-append rule's failure, any other the direct call's.

@@ -142,7 +142,9 @@ class Driver:
             self.batch_restored = False
         appended = self._appended(observed)
         found = check_result(outcome, observed, self.binder, self.spec.executor, appended)
-        if not outcome.poisoned:
+        control = len(found)  # findings about what happened; those after it are about the data it left
+        if not outcome.poisoned and not (outcome.is_error and not _rejected(observed)):
+            # (an input accepted that must be refused is the failure; what it then did is its consequence)
             found += check_history(
                 self.oracle.messages,
                 self.oracle.state,
@@ -152,11 +154,14 @@ class Driver:
                 free=self.oracle.free_content,
                 before=(self.seen_messages, self.seen_state) if outcome.is_error else None,
                 pending=self.oracle.pending_assistant,
+                reasons=outcome.tool_reasons,
+                units_ran=outcome.is_error and not outcome.trace_checked,
             )
         if self.batch_restored:
             found = [_as_session_finding(v) for v in found]
         found = [v.with_context(context) if context else v for v in found]
         musts = [v for v in found if v.level == "MUST"]
+        data = [v for v in found[control:] if v.level == "MUST"]
         self.exercised_any |= outcome.exercised
         if self.sync != IN_SYNC:
             after = tuple(dict.fromkeys(r for v in self.primaries[:1] for r in v.requirements))
@@ -175,6 +180,12 @@ class Driver:
         else:
             self.sync = verdict
             self.diverged_at = context or f"step {len(self.steps) - 1}"
+            if len(data) < len(musts):
+                # The control flow diverged: the history and state it left differ because of that, so this
+                # step's data findings are consequences of its control findings, not failures of their own.
+                musts = [v for v in musts if v not in data]
+                after = tuple(dict.fromkeys(r for v in musts for r in v.requirements))
+                self.consequences += [(v, after) for v in data]
         if outcome.poisoned or verdict == ENDED:
             self.dead = True
         self.primaries += musts
@@ -200,7 +211,8 @@ class Driver:
             return ENDED
         trace = list(observed.get("trace") or [])
         if outcome.trace_checked and any(
-            v.level == "MUST" for v in check_trace(outcome, trace, self.spec.executor, appended)
+            v.level == "MUST" and set(v.requirements) != {reqs.MESSAGE_ADDED}  # an event report, not a run
+            for v in check_trace(outcome, trace, self.spec.executor, appended)
         ):
             return TAINTED
         return RESYNCED

@@ -137,7 +137,7 @@ class Outcome:
     # Pending interrupts an earlier *rejected* resume named (since the last accepted input): an implementation
     # that kept that input's answers shows it here, by not asking them again (ROC-RESUME-010).
     rejected_named: set[Key] = field(default_factory=set)
-    withdrawn: set[Key] = field(default_factory=set)  # withdrawn in this invocation: never reported (ANSWER-005)
+    withdrawn: set[Key] = field(default_factory=set)  # withdrawn now: never reported again (ANSWER-005)
 
     @property
     def is_error(self) -> bool:
