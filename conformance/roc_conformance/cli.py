@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import json
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -32,7 +33,7 @@ def _run(args: argparse.Namespace) -> int:
     from roc_conformance.errors import HarnessFault
     from roc_conformance.registry import RegistryError, load_registry
     from roc_conformance.report import write_all
-    from roc_conformance.runner import run_suite
+    from roc_conformance.runner import RunResult, run_suite
     from roc_conformance.settings import CERTIFY, EXPLORE, new_seed, with_overrides
     from roc_conformance.target import resolve
 
@@ -64,6 +65,12 @@ def _run(args: argparse.Namespace) -> int:
     checks = all_checks()
     if args.only:
         checks = [c for c in checks if any(fnmatch.fnmatchcase(c.name, pattern) for pattern in args.only)]
+    report_dir = Path(args.report_dir)
+
+    def partial(result: RunResult) -> None:
+        write_all(result, report_dir)  # a killed run leaves the report of every check it finished
+
+    signal.signal(signal.SIGTERM, _interrupt)  # a terminated run reports like an interrupted one
     try:
         result = run_suite(
             target,
@@ -75,12 +82,14 @@ def _run(args: argparse.Namespace) -> int:
             progress=progress,
             peer=peer,
             save_counterexamples=Path(args.save_counterexamples) if args.save_counterexamples else None,
+            max_run_seconds=args.max_run_seconds,
+            on_check=partial,
         )
     finally:
         target.stop()
         if peer is not None:
             peer.stop()
-    paths = write_all(result, Path(args.report_dir), junit=Path(args.junit) if args.junit else None)
+    paths = write_all(result, report_dir, junit=Path(args.junit) if args.junit else None)
     doc_profiles = result.profiles
     if not args.quiet:
         for name, entry in doc_profiles.items():
@@ -91,6 +100,8 @@ def _run(args: argparse.Namespace) -> int:
                 elif entry.get("unresolved"):
                     extra = " unresolved: " + ", ".join(entry["unresolved"][:12])
                 print(f"  profile {name:<22} {entry['status']}{extra}", file=sys.stderr)
+        if result.stopped:
+            print(f"  stopped early: {result.stopped}; the checks after that point are ERROR", file=sys.stderr)
         verdict = "CONFORMANT" if result.conformant else "NOT CONFORMANT"
         elapsed = (result.finished - result.started).total_seconds()
         print(
@@ -101,6 +112,10 @@ def _run(args: argparse.Namespace) -> int:
         print(f"roc-conformance: {result.fatal}", file=sys.stderr)
         return EXIT_FATAL
     return EXIT_OK if result.conformant else EXIT_NOT_CONFORMANT
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
 
 
 def _checks(args: argparse.Namespace) -> int:
@@ -168,6 +183,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--steps", type=int, default=None, help="override the state machine's step count")
     run.add_argument("--timeout-scale", type=float, default=1.0, help="multiply every RPC deadline")
     run.add_argument("--quiet", action="store_true", help="no progress output")
+    run.add_argument(
+        "--max-run-seconds",
+        type=float,
+        default=3600.0,
+        help="the whole run's time budget; checks not finished by then are ERROR (default 3600)",
+    )
     run.add_argument(
         "--save-counterexamples",
         default=None,

@@ -127,6 +127,19 @@ class Timeouts:
         return Timeouts(*(getattr(self, f) * factor for f in self.__dataclass_fields__))
 
 
+MAX_REPLY_BYTES = 8 * 1024 * 1024
+"""The largest reply the suite reads (gRPC refuses a larger one: an adapter fault)."""
+MAX_TRACE_EVENTS = 10_000
+"""The most trace events one Invoke reply may carry. Every scenario the suite sends needs a few hundred at
+most; a reply with more is a runaway adapter or runtime, reported as an adapter fault (ERROR)."""
+
+
+class RunDeadline(HarnessTimeout):
+    """The whole run's time budget (``--max-run-seconds``) is spent: nothing more is sent."""
+
+    kind = "run-deadline"
+
+
 @dataclass(frozen=True)
 class Description:
     """What ``Describe`` returned."""
@@ -170,6 +183,7 @@ class HarnessClient:
         self.rpc_count = 0
         self.rpc_seconds = 0.0
         self.live_agents: set[str] = set()
+        self.deadline: float | None = None  # time.monotonic() after which no RPC is sent (the run budget)
         # Called with (rpc, decoded reply) for every reply; the runner validates them against the schemas.
         self.observers: list[
             Callable[[str, dict[str, Any]], None]
@@ -177,7 +191,8 @@ class HarnessClient:
 
     @classmethod
     def connect(cls, target: str, *, timeouts: Timeouts | None = None) -> HarnessClient:
-        return cls(grpc.insecure_channel(target), target=target, timeouts=timeouts)
+        options = [("grpc.max_receive_message_length", MAX_REPLY_BYTES)]
+        return cls(grpc.insecure_channel(target, options=options), target=target, timeouts=timeouts)
 
     def close(self) -> None:
         self._channel.close()
@@ -215,13 +230,21 @@ class HarnessClient:
         if self.latched is not None:
             raise self.latched
         start = time.monotonic()
+        if self.deadline is not None:
+            if start >= self.deadline:
+                raise self._fault(RunDeadline(rpc, "the run's time budget (--max-run-seconds) is spent"))
+            timeout = min(timeout, self.deadline - start)
         try:
             reply: R = method(request, timeout=timeout)
         except grpc.RpcError as exc:
             code = exc.code() if hasattr(exc, "code") else None
             details = exc.details() if hasattr(exc, "details") else str(exc)
             fault: HarnessFault
-            if code == grpc.StatusCode.DEADLINE_EXCEEDED:
+            if code == grpc.StatusCode.DEADLINE_EXCEEDED and self.deadline is not None and (
+                time.monotonic() >= self.deadline
+            ):
+                fault = RunDeadline(rpc, "the run's time budget (--max-run-seconds) ran out during this call")
+            elif code == grpc.StatusCode.DEADLINE_EXCEEDED:
                 fault = HarnessTimeout(rpc, f"no answer within {timeout:g}s")
             elif code == grpc.StatusCode.UNAVAILABLE:
                 fault = HarnessUnavailable(rpc, f"adapter unavailable: {details}")
@@ -310,6 +333,11 @@ class HarnessClient:
             raise ValueError(f"not a valid invoke input: {exc}") from exc
         req_json = {"agent": agent, **inp}
         reply = self._call("Invoke", self._stub.Invoke, req, self.timeouts.invoke, req_json)
+        if len(reply.trace) > MAX_TRACE_EVENTS:  # before decoding it: a runaway reply costs no more
+            events = len(reply.trace)
+            self._record("Invoke", req_json, {"fault": f"{events} trace events"})
+            limit = f"{events} trace events in one reply (at most {MAX_TRACE_EVENTS})"
+            raise self._fault(AdapterError("Invoke", limit))
         doc = self._decode("Invoke", reply)
         self._record("Invoke", req_json, doc)
         self._check_harness_error("Invoke", doc)
@@ -318,6 +346,7 @@ class HarnessClient:
         outcomes = [k for k in ("result", "error", "toolResult", "crash") if k in doc]
         if len(outcomes) != 1:
             raise self._fault(AdapterError("Invoke", f"reply carries {len(outcomes)} outcomes, expected 1"))
+
         doc.setdefault("trace", [])
         doc.setdefault("messages", [])
         doc.setdefault("state", {})

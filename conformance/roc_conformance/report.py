@@ -111,6 +111,9 @@ def markdown(doc: dict[str, Any]) -> str:
     ]
     if doc.get("fatal"):
         lines += ["", f"> Fatal: {doc['fatal']}"]
+    if not doc.get("complete", True):
+        why = doc.get("stopped") or "the run is still going on (a partial report)"
+        lines += ["", f"> Incomplete: {why}."]
     lines += [
         "",
         "## Profiles",

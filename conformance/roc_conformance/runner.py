@@ -31,7 +31,7 @@ from roc_conformance.target import Target
 
 SUITE_NAME = "roc-conformance"
 SUITE_VERSION = "0.1.0"
-REPORT_SCHEMA_VERSION = "1.0"
+REPORT_SCHEMA_VERSION = "1.1"
 
 
 class ProfileVerdict:
@@ -82,10 +82,12 @@ class RunResult:
     restarts: int = 0
     rpc_count: int = 0
     peer: str | None = None
+    complete: bool = True  # false in a partial report (written while the run goes on) or a stopped run
+    stopped: str | None = None  # why checks were left unrun (the run deadline, an interrupt)
 
     @property
     def conformant(self) -> bool:
-        if self.fatal is not None or self.description is None:
+        if self.fatal is not None or self.description is None or not self.complete:
             return False
         judged = [
             v
@@ -129,6 +131,8 @@ class RunResult:
             "finishedAt": _rfc3339(self.finished),
             "durationSeconds": round((self.finished - self.started).total_seconds(), 3),
             "conformant": self.conformant,
+            "complete": self.complete,
+            **({"stopped": self.stopped} if self.stopped else {}),
             "fatal": self.fatal,
             "adapterRestarts": self.restarts,
             "rpcCount": self.rpc_count,
@@ -319,94 +323,141 @@ def run_suite(
     client_factory: ClientFactory | None = None,
     peer: Target | None = None,
     save_counterexamples: Path | None = None,
+    max_run_seconds: float | None = None,
+    on_check: Callable[[RunResult], None] | None = None,
 ) -> RunResult:
     """Run ``checks`` against ``target`` and judge every requirement of ``registry``.
 
     ``peer`` is a second adapter (another implementation, or at least another process) that portability
     checks hand snapshots to. With ``save_counterexamples``, every failed check that found a shrunk
     counterexample writes it there as a static vector file, and its result names the file.
+
+    The run is bounded: after ``max_run_seconds`` no RPC is sent any more, and every check not finished by
+    then is ERROR ("not run"), as is every check after a KeyboardInterrupt. ``on_check`` receives a partial
+    result (``complete`` false) after each check, so a killed run still leaves a usable report.
     """
     timeouts = timeouts or Timeouts()
     factory = client_factory or (lambda address: HarnessClient.connect(address, timeouts=timeouts))
+    run = _Run(
+        target=target,
+        registry=registry,
+        settings=settings,
+        timeouts=timeouts,
+        selected=set(selected_profiles) if selected_profiles else None,
+        factory=factory,
+        peer=peer,
+        deadline=None if max_run_seconds is None else time.monotonic() + max_run_seconds,
+        on_check=on_check,
+    )
     out = Progress(progress)
-    started = datetime.now(UTC)
-    selected = set(selected_profiles) if selected_profiles else None
-    client = factory(target.address)
-    peer_client = factory(peer.address) if peer is not None else None
-    description: Description | None = None
-    fatal: str | None = None
-    results: list[CheckResult] = []
-    rpc_total = 0
+    client = run.connect(target.address)
+    peer_client = run.connect(peer.address) if peer is not None else None
     try:
         try:
-            description = client.describe()
+            run.description = client.describe()
         except HarnessFault as exc:
-            fatal = f"Describe failed: {exc}"
-        if description is not None:
-            impl = description.implementation
+            run.fatal = f"Describe failed: {exc}"
+        if run.description is not None:
+            impl = run.description.implementation
             out.line(
                 f"roc-conformance {SUITE_VERSION}: {impl.get('name', '?')} {impl.get('version', '')} "
-                f"at {target.label}; profiles: {', '.join(sorted(description.profiles)) or '(none)'}; "
+                f"at {target.label}; profiles: {', '.join(sorted(run.description.profiles)) or '(none)'}; "
                 f"settings: {settings.name}"
             )
-            if SPEC_VERSION not in description.spec_versions:
+            if SPEC_VERSION not in run.description.spec_versions:
                 out.line(
                     f"  note: implementation does not claim spec {SPEC_VERSION} "
-                    f"(claims {list(description.spec_versions)})"
+                    f"(claims {list(run.description.spec_versions)})"
                 )
-            results, rpc_total, client = _run_all(
-                target, checks, registry, settings, description, selected, client, factory, out, peer_client
-            )
+            client = _run_all(run, checks, client, out, peer_client)
     finally:
-        rpc_total += client.rpc_count
+        run.rpc_total += client.rpc_count
         client.close()
         if peer_client is not None:
             peer_client.close()
     if save_counterexamples is not None:
-        save_vectors(results, save_counterexamples)
-    finished = datetime.now(UTC)
-    reqs = judge_requirements(registry, results, description, selected, fatal)
-    profiles = judge_profiles(registry, reqs, description, selected, fatal)
-    return RunResult(
-        target=target.label,
-        settings=settings,
-        timeouts=timeouts,
-        started=started,
-        finished=finished,
-        description=description,
-        selected_profiles=sorted(selected) if selected else None,
-        checks=results,
-        requirements=reqs,
-        profiles=profiles,
-        fatal=fatal,
-        restarts=target.restarts,
-        rpc_count=rpc_total,
-        peer=peer.label if peer is not None else None,
-    )
+        save_vectors(run.results, save_counterexamples)
+    return run.result()
+
+
+@dataclass
+class _Run:
+    """The state of one run, from which a (partial or final) RunResult is made at any point."""
+
+    target: Target
+    registry: Registry
+    settings: RunSettings
+    timeouts: Timeouts
+    selected: set[str] | None
+    factory: ClientFactory
+    peer: Target | None
+    deadline: float | None
+    on_check: Callable[[RunResult], None] | None
+    started: datetime = field(default_factory=lambda: datetime.now(UTC))
+    description: Description | None = None
+    fatal: str | None = None
+    stopped: str | None = None  # why the checks after some point were not run (deadline, interrupt)
+    results: list[CheckResult] = field(default_factory=list)
+    rpc_total: int = 0
+
+    def connect(self, address: str) -> HarnessClient:
+        client = self.factory(address)
+        client.deadline = self.deadline
+        return client
+
+    def result(self, *, complete: bool = True) -> RunResult:
+        reqs = judge_requirements(self.registry, self.results, self.description, self.selected, self.fatal)
+        return RunResult(
+            target=self.target.label,
+            settings=self.settings,
+            timeouts=self.timeouts,
+            started=self.started,
+            finished=datetime.now(UTC),
+            description=self.description,
+            selected_profiles=sorted(self.selected) if self.selected else None,
+            checks=list(self.results),
+            requirements=reqs,
+            profiles=judge_profiles(self.registry, reqs, self.description, self.selected, self.fatal),
+            fatal=self.fatal,
+            restarts=self.target.restarts,
+            rpc_count=self.rpc_total,
+            peer=self.peer.label if self.peer is not None else None,
+            complete=complete and self.stopped is None,
+            stopped=self.stopped,
+        )
+
+    def checked(self) -> None:
+        if self.on_check is not None:
+            self.on_check(self.result(complete=False))
 
 
 def _run_all(
-    target: Target,
+    run: _Run,
     checks: Sequence[Check],
-    registry: Registry,
-    settings: RunSettings,
-    description: Description,
-    selected: set[str] | None,
     client: HarnessClient,
-    factory: ClientFactory,
     out: Progress,
     peer_client: HarnessClient | None = None,
-) -> tuple[list[CheckResult], int, HarnessClient]:
+) -> HarnessClient:
+    """Run every check into ``run.results``; returns the client in use at the end (restarts replace it)."""
     from roc_conformance.checks.wire_schema import SchemaObserver
 
+    assert run.description is not None
+    description = run.description
     observer = SchemaObserver()
     client.observers.append(observer)
-    results: list[CheckResult] = []
-    rpc_total = 0
     by_area: dict[str, list[Check]] = {}
     for chk in checks:
         by_area.setdefault(chk.area, []).append(chk)
-    for area in _area_order(checks, registry):
+
+    def restart() -> HarnessClient:
+        run.rpc_total += client.rpc_count
+        client.close()
+        run.target.restart()
+        fresh = run.connect(run.target.address)
+        fresh.observers.append(observer)
+        return fresh
+
+    for area in _area_order(checks, run.registry):
         area_checks = by_area.get(area, [])
         if not area_checks:
             continue
@@ -414,40 +465,46 @@ def _run_all(
         area_results: list[CheckResult] = []
         for index, chk in enumerate(area_checks):
             out.update(area, index, len(area_checks), chk.name)
-            reason = _skip_reason(chk, description.profiles, selected, description.not_applicable)
+            reason = _skip_reason(chk, description.profiles, run.selected, description.not_applicable)
             reason = reason or _capability_reason(chk, description.capabilities)
+            if run.stopped is None and run.deadline is not None and time.monotonic() >= run.deadline:
+                run.stopped = "the run's time budget (--max-run-seconds) was spent"
             if reason is not None:
                 res = CheckResult(chk.name, chk.kind, chk.requirements, chk.profiles, Status.SKIPPED, reason)
+            elif run.stopped is not None:
+                why = f"not run: {run.stopped}"
+                res = CheckResult(chk.name, chk.kind, chk.requirements, chk.profiles, Status.ERROR, why)
             else:
-                if target.managed and not target.alive():
-                    rpc_total += client.rpc_count
-                    client.close()
-                    target.restart()
-                    client = factory(target.address)
-                    client.observers.append(observer)
+                if run.target.managed and not run.target.alive():
+                    client = restart()
                 ctx = CheckContext(
-                    client=client, description=description, settings=settings, peer=peer_client
+                    client=client, description=description, settings=run.settings, peer=peer_client
                 )
-                res = run_check(chk, ctx)
-                if (
+                try:
+                    res = run_check(chk, ctx)
+                except KeyboardInterrupt:
+                    run.stopped = "the run was interrupted"
+                    res = CheckResult(
+                        chk.name, chk.kind, chk.requirements, chk.profiles, Status.ERROR, "interrupted"
+                    )
+                if res.fault_kind == "run-deadline":
+                    run.stopped = "the run's time budget (--max-run-seconds) was spent"
+                elif (
                     res.status is Status.ERROR
-                    and target.managed
-                    and (not target.alive() or res.fault_kind in ("unavailable", "timeout"))
+                    and run.target.managed
+                    and (not run.target.alive() or res.fault_kind in ("unavailable", "timeout"))
                 ):
-                    rpc_total += client.rpc_count
-                    client.close()
-                    target.restart()
-                    client = factory(target.address)
-                    client.observers.append(observer)
+                    client = restart()
                     res.notes.append("adapter restarted after this check")
             area_results.append(res)
-        results.extend(area_results)
+            run.results.append(res)
+            run.checked()
         out.area_done(area, area_results, time.monotonic() - area_start)
-    if any(r.status is not Status.SKIPPED for r in results):
+    if any(r.status is not Status.SKIPPED for r in run.results):
         wire = observer.result()
-        results.append(wire)
+        run.results.append(wire)
         out.area_done("WIRE", [wire], 0.0)
-    return results, rpc_total, client
+    return client
 
 
 # ---------------------------------------------------------------------------------------------

@@ -41,7 +41,15 @@ CYCLE_EVENTS = ("model_call", "before_tools", "after_tools")
 
 
 class Violation(ConformanceViolation):
-    """One finding of the oracle's checks; SHOULD findings are warnings, not failures."""
+    """One finding of the oracle's checks; SHOULD findings are warnings, not failures.
+
+    ``facet`` says what the finding is about, so the driver can tell a first divergence from what follows
+    from it within the same step: ``outcome`` (error or result, stop reason, which interrupts), ``trace``
+    (which units ran), ``data`` (the history and state left behind) or ``detail`` (ids, reasons, messages,
+    event reports: wrong on their own, with no effect on what runs next).
+    """
+
+    facet = "detail"
 
     def __init__(self, requirements: Iterable[str], message: str) -> None:
         ids = tuple(dict.fromkeys(requirements))
@@ -51,7 +59,12 @@ class Violation(ConformanceViolation):
         self.level = "SHOULD" if ids and all(i in reqs.SHOULD for i in ids) else "MUST"
 
     def with_context(self, context: str) -> Violation:
-        return Violation(self.requirements, f"{context}: {self.message}")
+        return _as(self.facet, Violation(self.requirements, f"{context}: {self.message}"))
+
+
+def _as(facet: str, violation: Violation) -> Violation:
+    violation.facet = facet
+    return violation
 
 
 def merge(
@@ -330,10 +343,12 @@ def check_interrupts(outcome: Outcome, got: list[Any], binder: IdBinder, out: li
                 ids_ = _extra_ids(outcome, key[1], "tool_start" if key[0] == "tool" else "hook")
             if key[0] not in ("tool", "before_tool_call", "before_tools"):
                 ids_ = [reqs.SOURCE_KIND]
-            out.append(Violation(ids_, f"unexpected interrupt {key} (expected {sorted(expected)})"))
+            extra = Violation(ids_, f"unexpected interrupt {key} (expected {sorted(expected)})")
+            out.append(_as("outcome", extra))
             continue
         if key in seen:
-            out.append(Violation([reqs.STOP_ALL_INTERRUPTS], f"interrupt {key} reported twice"))
+            twice = Violation([reqs.STOP_ALL_INTERRUPTS], f"interrupt {key} reported twice")
+            out.append(_as("outcome", twice))
         seen.append(key)
         if isinstance(item.get("id"), str):
             ids[item["id"]] += 1
@@ -369,14 +384,15 @@ def check_interrupts(outcome: Outcome, got: list[Any], binder: IdBinder, out: li
     for key in expected:
         if key in outcome.rejected_named and key not in seen:
             # Named by a rejected resume and now not asked again: that input's answer was kept.
-            out.append(Violation([reqs.RESUME_UNCHANGED], f"interrupt {key} missing from the result"))
+            missing = Violation([reqs.RESUME_UNCHANGED], f"interrupt {key} missing from the result")
+            out.append(_as("outcome", missing))
         elif key not in seen:
             ids_ = [reqs.STOP_ALL_INTERRUPTS]
             if key[0] != "tool" and any(k[1] == key[1] and k[0] == key[0] and k != key for k in seen):
                 ids_.append(reqs.FANOUT_ALL)  # another callback of the same firing was reported
             if key[0] != "before_tools" and len({k[1] for k in expected}) > 1:
                 ids_.append(reqs.EXEC_CONC_REPORTED)
-            out.append(Violation(ids_, f"interrupt {key} missing from the result"))
+            out.append(_as("outcome", Violation(ids_, f"interrupt {key} missing from the result")))
     for iid, n in ids.items():
         if n > 1:
             out.append(Violation([reqs.ID_DISTINCT_RESULT], f"id {iid!r} used by {n} interrupts"))
@@ -399,23 +415,18 @@ def check_result(
     message appended at the wrong time is one history failure, not also an event failure.
     """
     if "crash" in observed:
-        return [
-            Violation(
-                [reqs.ERROR_VALUES, *outcome.error_reqs],
-                f"the implementation crashed: {_short(observed['crash'])}",
-            )
-        ]
+        crashed = f"the implementation crashed: {_short(observed['crash'])}"
+        crash = Violation([reqs.ERROR_VALUES, *outcome.error_reqs], crashed)
+        return [_as("outcome", crash)]
     if outcome.is_error:
-        return check_error(outcome, observed)
+        return [_as("outcome", v) for v in check_error(outcome, observed)]
     out: list[Violation] = []
     if observed.get("error") is not None:
         code = str((observed["error"] or {}).get("code"))
-        out.append(
-            Violation(
-                _unexpected_error_ids(outcome, code), f"expected a result, got {_short(observed['error'])}"
-            )
+        error = Violation(
+            _unexpected_error_ids(outcome, code), f"expected a result, got {_short(observed['error'])}"
         )
-        return out
+        return [_as("outcome", error)]
     if outcome.kind == "direct":
         got_tr = observed.get("toolResult")
         want = {k: v for k, v in (outcome.direct_result or {}).items() if k != "toolUseId"}
@@ -431,16 +442,19 @@ def check_result(
     stop = result.get("stopReason")
     if stop != outcome.stop_reason:
         ids = [reqs.STOP_REASON] if outcome.stop_reason == "interrupt" else [reqs.REPLAY_ANSWER, reqs.LOOP]
-        out.append(Violation(ids, f"stopReason {stop!r}, expected {outcome.stop_reason!r}"))
+        out.append(_as("outcome", Violation(ids, f"stopReason {stop!r}, expected {outcome.stop_reason!r}")))
     got = result.get("interrupts") or []
     if (stop == "interrupt") != bool(got):
-        out.append(Violation([reqs.RESULT_INTERRUPTS_IFF], f"stopReason {stop!r} with {len(got)} interrupts"))
+        iff = Violation([reqs.RESULT_INTERRUPTS_IFF], f"stopReason {stop!r} with {len(got)} interrupts")
+        out.append(_as("outcome", iff))
     check_interrupts(outcome, list(got), binder, out)
     if outcome.message is not None and canonical(result.get("message")) != canonical(outcome.message):
         ids = [reqs.STOP_MESSAGE] if outcome.stop_reason == "interrupt" else [reqs.RESULT_MESSAGE]
         out.append(Violation(ids, f"message {_short(result.get('message'))} != {_short(outcome.message)}"))
     if outcome.trace_checked:
-        out.extend(check_trace(outcome, list(observed.get("trace") or []), executor, appended))
+        for v in check_trace(outcome, list(observed.get("trace") or []), executor, appended):
+            event_report = set(v.requirements) == {reqs.MESSAGE_ADDED}  # not about which units ran
+            out.append(v if event_report else _as("trace", v))
     return out
 
 
@@ -779,7 +793,7 @@ def check_history(
                         f"{_short(observed.get(now), 500)}",
                     )
                 )
-        return out
+        return [_as("data", v) for v in out]
     if messages_known and "messages" in observed:
         out.extend(
             check_messages(
@@ -804,7 +818,7 @@ def check_history(
             else [reqs.STATE_PERSISTS, reqs.STATE_KEPT]
         )
         out.append(Violation(ids, f"agent state {_short(observed.get('state'))} != expected {_short(state)}"))
-    return out
+    return [_as("data", v) for v in out]
 
 
 _ = json

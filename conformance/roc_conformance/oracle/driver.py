@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from . import reqs
-from .check import IdBinder, Violation, check_history, check_result, check_trace, key_of
+from .check import IdBinder, Violation, check_history, check_result
 from .engine import MISSING, Input, Key, OracleAgent, Outcome, Ref, Response, Resume, UnknownRef
 from .scenario import JSON, AgentSpec, canonical, parse_spec
 
@@ -142,7 +142,6 @@ class Driver:
             self.batch_restored = False
         appended = self._appended(observed)
         found = check_result(outcome, observed, self.binder, self.spec.executor, appended)
-        control = len(found)  # findings about what happened; those after it are about the data it left
         if not outcome.poisoned and not (outcome.is_error and not _rejected(observed)):
             # (an input accepted that must be refused is the failure; what it then did is its consequence)
             found += check_history(
@@ -161,7 +160,6 @@ class Driver:
             found = [_as_session_finding(v) for v in found]
         found = [v.with_context(context) if context else v for v in found]
         musts = [v for v in found if v.level == "MUST"]
-        data = [v for v in found[control:] if v.level == "MUST"]
         self.exercised_any |= outcome.exercised
         if self.sync != IN_SYNC:
             after = tuple(dict.fromkeys(r for v in self.primaries[:1] for r in v.requirements))
@@ -169,7 +167,7 @@ class Driver:
             self._remember(observed)
             return []
         self.warnings += [v for v in found if v.level != "MUST"]
-        verdict = self._divergence(outcome, observed, appended) if musts else IN_SYNC
+        verdict = self._divergence(outcome, observed, musts) if musts else IN_SYNC
         if verdict == RESYNCED and outcome.kind != "error" and _rejected(observed):
             self.oracle = before  # the implementation refused: an error leaves the agent as it was
             outcome = self._as_refused(outcome)
@@ -180,40 +178,31 @@ class Driver:
         else:
             self.sync = verdict
             self.diverged_at = context or f"step {len(self.steps) - 1}"
-            if len(data) < len(musts):
-                # The control flow diverged: the history and state it left differ because of that, so this
-                # step's data findings are consequences of its control findings, not failures of their own.
-                musts = [v for v in musts if v not in data]
-                after = tuple(dict.fromkeys(r for v in musts for r in v.requirements))
-                self.consequences += [(v, after) for v in data]
+            # Within the step, the first divergence is the most basic one (which interrupts or outcome, else
+            # which units ran); what it left behind (history, state, later events) follows from it.
+            keep = [v for v in musts if v.facet == "outcome"] or [v for v in musts if v.facet != "data"]
+            if keep:
+                after = tuple(dict.fromkeys(r for v in keep for r in v.requirements))
+                self.consequences += [(v, after) for v in musts if v not in keep]
+                musts = keep
         if outcome.poisoned or verdict == ENDED:
             self.dead = True
         self.primaries += musts
         self._remember(observed)
         return musts
 
-    def _divergence(
-        self, outcome: Outcome, observed: dict[str, JSON], appended: list[dict[str, JSON]] | None
-    ) -> str:
+    def _divergence(self, outcome: Outcome, observed: dict[str, JSON], musts: list[Violation]) -> str:
         """How far the oracle can follow the implementation after a wrong observation (module docstring)."""
         refused = _rejected(observed)
         if outcome.is_error:
             return RESYNCED if refused else ENDED  # accepted what must be rejected: not modelled any more
         if "crash" in observed:
             return ENDED
-        if refused:
+        if refused or outcome.kind == "direct":
             return RESYNCED
-        if outcome.kind == "direct":
-            return RESYNCED
-        result = observed.get("result") or {}
-        got = {key_of(i) for i in result.get("interrupts") or [] if isinstance(i, dict)}
-        if result.get("stopReason") != outcome.stop_reason or got != {i.key for i in outcome.interrupts}:
-            return ENDED
-        trace = list(observed.get("trace") or [])
-        if outcome.trace_checked and any(
-            v.level == "MUST" and set(v.requirements) != {reqs.MESSAGE_ADDED}  # an event report, not a run
-            for v in check_trace(outcome, trace, self.spec.executor, appended)
-        ):
+        if any(v.facet == "outcome" for v in musts):
+            return ENDED  # another stop reason or other interrupts: what the caller must answer is unknown
+        if any(v.facet == "trace" for v in musts):
             return TAINTED
         return RESYNCED
 

@@ -53,6 +53,7 @@ def to_input(inp: dict[str, JSON], resolve: Any) -> Input:
             or not isinstance(iid, str)
             or not iid
             or set(r) - {"interruptId", "response"}
+            or set(b) != {"interruptResponse"}  # a member beside the body: malformed too (spec §3.4)
         ):
             ref = UnknownRef(repr(iid), malformed=True)
         else:
