@@ -101,7 +101,7 @@ def _run(args: argparse.Namespace) -> int:
                     extra = " unresolved: " + ", ".join(entry["unresolved"][:12])
                 print(f"  profile {name:<22} {entry['status']}{extra}", file=sys.stderr)
         if result.stopped:
-            print(f"  stopped early: {result.stopped}; the checks after that point are ERROR", file=sys.stderr)
+            print(f"  stopped early: {result.stopped}; the later checks are ERROR", file=sys.stderr)
         verdict = "CONFORMANT" if result.conformant else "NOT CONFORMANT"
         elapsed = (result.finished - result.started).total_seconds()
         print(
