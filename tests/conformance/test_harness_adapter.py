@@ -11,18 +11,6 @@ from roc_conformance.errors import AdapterError, HarnessTimeout, HarnessUnavaila
 from roc_harness_support import BrokenAdapterServicer, HangingServicer, client_for, serving, tool_spec
 
 
-@pytest.fixture(scope="module")
-def adapter():
-    with serving() as (address, servicer):
-        yield address, servicer
-
-
-@pytest.fixture
-def client(adapter):
-    with client_for(adapter[0]) as c:
-        yield c
-
-
 def tool_results(out):
     return [b["toolResult"] for m in out["messages"] for b in m["content"] if "toolResult" in b]
 

@@ -20,18 +20,6 @@ from roc_reference.harness.server import HarnessServicer
 README = Path(__file__).resolve().parents[2] / "conformance" / "README.md"
 
 
-@pytest.fixture(scope="module")
-def adapter():
-    with serving() as (address, servicer):
-        yield address, servicer
-
-
-@pytest.fixture
-def client(adapter):
-    with client_for(adapter[0]) as c:
-        yield c
-
-
 class OldProtocolServicer(HarnessServicer):
     """An adapter written against an earlier (or a later) harness protocol."""
 
