@@ -178,8 +178,10 @@ class Driver:
         else:
             self.sync = verdict
             self.diverged_at = context or f"step {len(self.steps) - 1}"
-            # Within the step, the first divergence is the most basic one (which interrupts or outcome, else
-            # which units ran); what it left behind (history, state, later events) follows from it.
+            # Within the step the most specific divergence is primary: which interrupts or outcome (the
+            # oracle names the rule that decides them), else which units ran; what the step left behind
+            # (history, state) follows from it. (Measured on the broken fixtures, this order names the broken
+            # rule with the fewest collateral IDs; the trace's multiset differences are the noisier witness.)
             keep = [v for v in musts if v.facet == "outcome"] or [v for v in musts if v.facet != "data"]
             if keep:
                 after = tuple(dict.fromkeys(r for v in keep for r in v.requirements))
