@@ -72,15 +72,15 @@ def race_doc(tag: str) -> dict[str, Any]:
 def _race(root: str, session: str, go: str, tag: str) -> None:
     import roc_reference.sessions.store as store_module
 
-    original = store_module.atomic_write
+    original = store_module.atomic_write_at
 
-    def slow_commit(path: Any, data: bytes) -> None:
+    def slow_commit(dir_fd: int, name: str, data: bytes) -> None:
         # Widen the window between the revision check and the commit: without the lock both racers
         # would pass the check before either commits.
         time.sleep(0.3)
-        original(path, data)
+        original(dir_fd, name, data)
 
-    store_module.atomic_write = slow_commit
+    store_module.atomic_write_at = slow_commit
     manager = FileSessionManager(session, FileSessionStore(root))
     loaded = manager.load()
     assert loaded is not None

@@ -21,6 +21,7 @@ import contextlib
 import errno
 import json
 import os
+import stat
 import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -28,8 +29,19 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 from roc_reference.errors import SessionConflictError, SnapshotInvalidError
-from roc_reference.integrity import MacPrefix, integrity_tag
-from roc_reference.sessions.fsio import atomic_write, fsync_dir, locked, remove_stale_temporaries, write_all
+from roc_reference.integrity import MacPrefix, canonical_value, integrity_tag
+from roc_reference.sessions.fsio import (
+    NotRegularFileError,
+    atomic_write_at,
+    exists_at,
+    fsync_dir,
+    locked_at,
+    open_dir_at,
+    open_regular_at,
+    read_exactly_at,
+    remove_stale_temporaries_at,
+    write_all,
+)
 from roc_reference.sessions.ids import validate_session_id
 from roc_reference.snapshot import verify_snapshot
 
@@ -149,15 +161,16 @@ class FileSessionManager:
             raise ValueError(f"verify_keys maps the signing key id {signing_key[0]!r} to another key")
         self._verify_keys = keys
         self._known: _Known | None = None
+        self._dfd: int | None = None  # the session directory, open while a load or save runs
 
     # -- SessionManager ------------------------------------------------------------------------------
 
     def load(self) -> dict[str, Any] | None:
         """The latest committed snapshot, or ``None`` when nothing was ever saved."""
-        with self._no_symlinks():
-            if not (self._dir / LOCK_FILE).exists():
+        with self._no_symlinks(create=False):
+            if not self._exists(LOCK_FILE):
                 return None  # never saved: do not create anything just to find that out
-            with locked(self._dir / LOCK_FILE, exclusive=False):
+            with self._locked(exclusive=False):
                 stored = self._read_state()
                 if stored is None:
                     return None
@@ -184,7 +197,7 @@ class FileSessionManager:
         messages = self._check_shape(snapshot, expected_revision)
         head = {**snapshot, "agent": {**snapshot["agent"], "messages": None}}
         _encode(_dumps(head))  # fail on a non-JSON head before taking the lock or touching a file
-        with self._no_symlinks():
+        with self._no_symlinks(create=True):
             self._commit(snapshot, head, messages, expected_revision)
 
     def _commit(
@@ -195,8 +208,7 @@ class FileSessionManager:
         expected_revision: int | None,
     ) -> None:
         """Under the exclusive lock: check the revision, append or rewrite the log, commit the state."""
-        directory = self.store.create_session_dir(self.session_id)
-        with locked(directory / LOCK_FILE, exclusive=True):
+        with self._locked(exclusive=True):
             stored = self._read_state()
             stored_revision = None if stored is None else stored.revision
             if stored_revision != expected_revision:
@@ -208,18 +220,9 @@ class FileSessionManager:
                         "storedRevision": stored_revision,
                     },
                 )
-            remove_stale_temporaries(directory)
+            remove_stale_temporaries_at(self._fd())
             known = self._known_for(stored)
-            # Append when the stored messages are a prefix of the new ones. The check compares in memory
-            # with this manager's private copy of the log (C-speed, no serialization, no I/O); it is the one
-            # part of a save that still grows with the history. It uses Python equality, under which 1, 1.0
-            # and true are equal, so an edit of a past message that only changes such a number's type is
-            # not rewritten.
-            if (
-                known is not None
-                and len(messages) >= len(known.messages)
-                and (messages[: len(known.messages)] == known.messages)
-            ):
+            if known is not None and self._extends(messages, known.messages):
                 generation, log_bytes, added = self._append(known, messages)
                 rewrote = False
             else:
@@ -242,7 +245,7 @@ class FileSessionManager:
                 "logBytes": log_bytes,
                 "snapshot": head,
             }
-            atomic_write(directory / STATE_FILE, _encode(_dumps(state)))
+            atomic_write_at(self._fd(), STATE_FILE, _encode(_dumps(state)))
             self._remove_other_logs(generation)
         if rewrote or known is None:
             self._known = _Known(save_id, generation, log_bytes, added, mac_prefix)
@@ -253,20 +256,92 @@ class FileSessionManager:
     # -- helpers -------------------------------------------------------------------------------------
 
     @contextlib.contextmanager
-    def _no_symlinks(self) -> Iterator[None]:
-        """Refuse a symbolic link for the session directory or any of its files (ROC-SEC-007).
+    def _no_symlinks(self, *, create: bool) -> Iterator[None]:
+        """Pin the session directory for one load or save and never follow a link into it (ROC-SEC-007).
 
-        Files are opened with O_NOFOLLOW, which fails with ELOOP on a link; both cases are reported as a
-        corrupt stored session rather than followed.
+        The directory is opened once, relative to the root, with O_NOFOLLOW and O_DIRECTORY, and every file
+        of the session is then opened relative to that descriptor with O_NOFOLLOW: swapping the directory or
+        a file for a symbolic link while a save runs cannot redirect a single write outside the root. A
+        link, or a store file that is not a regular file (a directory, a FIFO), is reported as a corrupt
+        stored session (``SNAPSHOT_INVALID``), never followed, crashed on or waited on. With ``create`` the
+        root and the session directory are made if missing; without it a missing directory leaves no
+        descriptor (a load then finds nothing). Not reentrant across threads: a manager serves one caller.
         """
-        if self._dir.is_symlink():
-            raise _corrupt(self.session_id, "the session directory is a symbolic link")
+        if self._dfd is not None:  # already pinned by an enclosing load or save
+            yield
+            return
+        try:
+            if create:
+                self.store.root.mkdir(mode=0o700, parents=True, exist_ok=True)
+            root_fd = os.open(self.store.root, os.O_RDONLY | os.O_DIRECTORY)
+        except FileNotFoundError:
+            if create:
+                raise
+            yield  # no root yet: nothing was ever saved
+            return
+        try:
+            self._dfd = open_dir_at(self._dir.name, root_fd, create=create)
+        except FileNotFoundError:
+            if create:
+                raise
+        except OSError as exc:
+            failure = exc
+            # O_DIRECTORY is checked before O_NOFOLLOW: a link to a directory fails with ENOTDIR, not ELOOP.
+            with contextlib.suppress(OSError):
+                if stat.S_ISLNK(os.stat(self._dir.name, dir_fd=root_fd, follow_symlinks=False).st_mode):
+                    failure = OSError(errno.ELOOP, "symbolic link", self._dir.name)
+            raise self._refused(failure) from None
+        finally:
+            os.close(root_fd)
         try:
             yield
+        except (NotRegularFileError, IsADirectoryError, NotADirectoryError) as exc:
+            raise self._refused(exc) from None
         except OSError as exc:
             if exc.errno == errno.ELOOP:
-                raise _corrupt(self.session_id, "a session file is a symbolic link") from None
+                raise self._refused(exc) from None
             raise
+        finally:
+            if self._dfd is not None:
+                os.close(self._dfd)
+                self._dfd = None
+
+    def _refused(self, exc: OSError) -> SnapshotInvalidError:
+        """The ``SNAPSHOT_INVALID`` for a link or a non-regular file where the store expects its own file."""
+        if exc.errno == errno.ELOOP:
+            return _corrupt(self.session_id, "a session file or directory is a symbolic link")
+        if isinstance(exc, NotADirectoryError):
+            return _corrupt(self.session_id, "the session directory is not a directory")
+        name = exc.filename if isinstance(exc.filename, str) else "a session file"
+        return _corrupt(self.session_id, f"{name} is not a regular file")
+
+    def _fd(self) -> int:
+        """The pinned session directory; only valid inside ``_no_symlinks``."""
+        if self._dfd is None:
+            raise RuntimeError("session directory is not open")  # a bug of this module, not bad input
+        return self._dfd
+
+    def _exists(self, name: str) -> bool:
+        return self._dfd is not None and exists_at(self._dfd, name)
+
+    def _locked(self, *, exclusive: bool) -> contextlib.AbstractContextManager[None]:
+        return locked_at(self._fd(), LOCK_FILE, exclusive=exclusive)
+
+    @staticmethod
+    def _extends(messages: list[Any], stored: list[Any]) -> bool:
+        """Whether ``stored`` is a prefix of ``messages``, value for value, so a save may just append.
+
+        Python equality is not enough: under it 1, 1.0 and true are equal, so an edit of a past message
+        from 1 to true would be dropped. Equal canonical JSON (spec 8.2; the bytes the integrity tag
+        covers) is the test, so a kept prefix also keeps its HMAC state valid. Unequal under ``==``
+        implies unequal canonical forms, so ``==`` first rejects the common case of a rewritten history
+        cheaply; the canonical comparison then serializes the prefix, the one part of a save that grows
+        with the history.
+        """
+        count = len(stored)
+        if len(messages) < count or messages[:count] != stored:
+            return False
+        return canonical_value(messages[:count]) == canonical_value(stored)
 
     def _check_shape(self, snapshot: Mapping[str, Any], expected_revision: int | None) -> list[Any]:
         """The minimum the store needs to split a snapshot; full validation is the loader's job."""
@@ -288,12 +363,14 @@ class FileSessionManager:
         return messages
 
     def _read_state(self) -> _Stored | None:
+        if self._dfd is None:
+            return None
         try:
-            fd = os.open(self._dir / STATE_FILE, os.O_RDONLY | os.O_NOFOLLOW)
+            raw = read_exactly_at(self._dfd, STATE_FILE)
         except FileNotFoundError:
             return None
-        with os.fdopen(fd, "rb") as f:
-            raw = f.read()
+        if raw is None:  # truncated under us: no writer does that, so the directory is damaged
+            raise _corrupt(self.session_id, "state document is not JSON")
         try:
             state = json.loads(raw)
         except (ValueError, UnicodeDecodeError):
@@ -319,12 +396,12 @@ class FileSessionManager:
             lines: list[bytes] = []
         else:
             try:
-                fd = os.open(self._dir / _log_name(stored.generation), os.O_RDONLY | os.O_NOFOLLOW)
+                # logBytes comes from disk: read_exactly_at checks it against the file's real size before
+                # allocating, so a lying 10**12 is "shorter than committed", not a MemoryError.
+                data = read_exactly_at(self._fd(), _log_name(stored.generation), stored.log_bytes)
             except FileNotFoundError:
                 raise _corrupt(self.session_id, "message log is missing") from None
-            with os.fdopen(fd, "rb") as f:
-                data = f.read(stored.log_bytes)
-            if len(data) != stored.log_bytes or not data.endswith(b"\n"):
+            if data is None or not data.endswith(b"\n"):
                 raise _corrupt(self.session_id, "message log is shorter than committed")
             lines = data.split(b"\n")[:-1]
         if len(lines) != stored.message_count:
@@ -362,9 +439,9 @@ class FileSessionManager:
 
     def _append(self, known: _Known, messages: list[Any]) -> tuple[int, int, list[Any]]:
         data, added = self._lines(messages[len(known.messages) :], len(known.messages))
-        path = self._dir / _log_name(known.generation)
-        created = not path.exists()
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        name = _log_name(known.generation)
+        created = not self._exists(name)
+        fd = open_regular_at(self._fd(), name, os.O_RDWR | os.O_CREAT)
         try:
             if os.fstat(fd).st_size < known.log_bytes:
                 raise _corrupt(self.session_id, "message log is shorter than committed")
@@ -375,32 +452,29 @@ class FileSessionManager:
         finally:
             os.close(fd)
         if created:
-            fsync_dir(self._dir)
+            os.fsync(self._fd())
         return known.generation, known.log_bytes + len(data), added
 
     def _rewrite(self, generation: int, messages: list[Any]) -> tuple[int, list[Any]]:
         data, added = self._lines(messages, 0)
         # The new generation is unreferenced until the state document commits, so writing it in place is safe;
         # O_TRUNC clears a leftover of an earlier rewrite that died.
-        fd = os.open(
-            self._dir / _log_name(generation), os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600
-        )
+        fd = open_regular_at(self._fd(), _log_name(generation), os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
         try:
             write_all(fd, data)
             os.fsync(fd)
         finally:
             os.close(fd)
-        fsync_dir(self._dir)
+        os.fsync(self._fd())
         return len(data), added
 
     def _remove_other_logs(self, generation: int) -> None:
         current = _log_name(generation)
         removed = False
-        for entry in self._dir.iterdir():
-            name = entry.name
+        for name in os.listdir(self._fd()):
             if name.startswith(_LOG_PREFIX) and name.endswith(_LOG_SUFFIX) and name != current:
                 with contextlib.suppress(FileNotFoundError):
-                    entry.unlink()
+                    os.unlink(name, dir_fd=self._fd())
                     removed = True
         if removed:
-            fsync_dir(self._dir)
+            os.fsync(self._fd())
