@@ -14,10 +14,19 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 from roc_conformance.specdoc.markers import TRACE_ENV, marker_ids, marker_problems
 from roc_conformance.specdoc.parser import parse_spec
 
 SPEC_DIR = Path(__file__).resolve().parents[1] / "spec"
+
+# No test may fail because the machine is slow (a clean clone must pass next to another CPU-heavy job):
+# Hypothesis' per-example deadline and its "data generation is too slow" check both judge wall-clock time,
+# so the default profile turns them off. A test that sets its own suppress_health_check list names too_slow.
+settings.register_profile(
+    "roc-tests", deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.large_base_example]
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "roc-tests"))
 _KNOWN_IDS = pytest.StashKey[frozenset[str]]()
 
 

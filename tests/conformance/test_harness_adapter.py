@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import time
 
 import pytest
 from roc_conformance.client import HARNESS_PROTOCOL_VERSION, Timeouts
@@ -185,12 +184,12 @@ def test_harness_error_reply_is_a_fault():
 
 
 def test_a_hung_rpc_times_out():
-    with serving(HangingServicer(delay=10)) as (address, _), client_for(address, Timeouts(invoke=0.5)) as c:
+    # The servicer holds the Invoke until the client gives up (or for 600 s, a safety net): a reply can only
+    # be the client's own timeout, so HarnessTimeout proves the deadline works without timing anything.
+    with serving(HangingServicer(delay=600)) as (address, _), client_for(address, Timeouts(invoke=0.5)) as c:
         agent = c.create_agent(tool_spec())
-        start = time.monotonic()
-        with pytest.raises(HarnessTimeout):
+        with pytest.raises(HarnessTimeout, match=r"no answer within 0\.5s"):
             c.invoke(agent, {"prompt": "go"})
-        assert time.monotonic() - start < 5
 
 
 def test_nothing_listening_is_unavailable():

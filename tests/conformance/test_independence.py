@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 import copy
-import time
 
 import grpc
 import pytest
@@ -191,13 +190,13 @@ def test_the_run_deadline_ends_the_run_with_errors_and_a_report():
     ]
     partial = []
     with serving(HangingServicer(delay=30.0)) as (address, _):
-        start = time.monotonic()
         result = run(address, checks, max_run_seconds=2.0, on_check=partial.append)
-        took = time.monotonic() - start
-    assert took < 15, "the hung Invoke is cut at the run deadline, not at its own 15 s"
     got = verdicts(result)
     assert got["ROC-TEST-001"].status is Status.PASS
     assert got["ROC-TEST-002"].status is Status.ERROR
+    # The hung Invoke is cut at the run deadline, not at its own 15 s: the fault names the budget. (Said by
+    # the client's classification, not by a stopwatch, which a loaded machine would make lie.)
+    assert "time budget" in got["ROC-TEST-002"].reason, got["ROC-TEST-002"].reason
     assert got["ROC-TEST-003"].status is Status.ERROR
     assert "not run" in got["ROC-TEST-003"].reason
     doc = result.to_json()

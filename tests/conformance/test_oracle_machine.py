@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis.stateful import run_state_machine_as_test
@@ -26,9 +24,8 @@ SETTINGS = settings(
 @pytest.mark.req("ROC-STOP-001", "ROC-REPLAY-001", "ROC-RESUME-010", "ROC-ANSWER-001")
 def test_machine_passes_on_the_oracle_fake():
     machine = make_machine(lambda: FakeImplementation(), frozenset(ALL_PROFILES), SETTINGS)
-    start = time.monotonic()
+    # Bounded by SETTINGS (max_examples x stateful_step_count), not by a clock.
     run_state_machine_as_test(machine, settings=SETTINGS)
-    assert time.monotonic() - start < 60
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -132,12 +131,13 @@ def test_profile_selection_skips_the_rest():
 
 def test_hung_adapter_is_error_and_the_run_finishes(tmp_path):
     checks = [SHAPE, Check("t:pass", ("ROC-TEST-001",), passing)]
-    start = time.monotonic()
-    with serving(HangingServicer(delay=20)) as (address, _):
+    # The servicer would hold the Invoke for 600 s (a safety net); the check ends only through its 0.5 s
+    # timeout, which the message names, so nothing here needs a stopwatch.
+    with serving(HangingServicer(delay=600)) as (address, _):
         result = run(address, checks, timeouts=Timeouts(invoke=0.5))
-    assert time.monotonic() - start < 10
     assert result.checks[0].status is Status.ERROR
     assert "timeout" in result.checks[0].message
+    assert "0.5s" in result.checks[0].message
     assert result.checks[1].status is Status.PASS  # the next check still ran
     assert statuses(result)["ROC-ERR-003"] is Status.ERROR
     doc = write_all(result, tmp_path)["json"]

@@ -1,6 +1,6 @@
 """Shared helpers for the session tests, also run as a script by their subprocesses.
 
-python sessionkit.py crash-writer ROOT SESSION   save ever-growing snapshots until killed
+python sessionkit.py crash-writer ROOT SESSION   save ever-growing snapshots until killed; print each
 python sessionkit.py race ROOT SESSION GO TAG    load, wait for file GO, save once; print won/conflict
 """
 
@@ -61,6 +61,7 @@ def _crash_writer(root: str, session: str) -> None:
     while True:
         manager.save(crash_doc(revision + 1), expected_revision=None if revision < 0 else revision)
         revision += 1
+        print(f"saved {revision}", flush=True)  # progress the test waits for, so it need not time it
 
 
 def race_doc(tag: str) -> dict[str, Any]:

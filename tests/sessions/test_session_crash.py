@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import random
+import select
 import signal
 import subprocess
 import sys
@@ -17,7 +19,27 @@ from sessionkit import crash_doc
 
 KIT = Path(__file__).with_name("sessionkit.py")
 KILLS = 36
-BUDGET_SECONDS = 18.0
+# A kill lands inside a save almost always (the writer does nothing else); if none showed evidence of it
+# after this many kills the test fails, bounded by count rather than by a clock.
+MAX_KILLS = 200
+# Safety net only, for a writer that hangs: how long one line of its output may take. Never a measure of
+# speed: on a loaded machine the test simply runs longer.
+HANG_SECONDS = 120.0
+
+
+def read_line(proc: subprocess.Popen[bytes], pending: bytearray) -> bytes:
+    """The next line of ``proc``'s stdout (``pending`` carries bytes read past the previous line)."""
+    assert proc.stdout is not None
+    fd = proc.stdout.fileno()
+    while b"\n" not in pending:
+        ready, _, _ = select.select([fd], [], [], HANG_SECONDS)
+        assert ready, f"the crash writer printed nothing for {HANG_SECONDS} s (hung?)"
+        chunk = os.read(fd, 4096)
+        assert chunk, "the crash writer exited before it was killed"
+        pending += chunk
+    line, _, rest = bytes(pending).partition(b"\n")
+    pending[:] = rest
+    return line
 
 
 def mid_save_evidence(directory: Path) -> bool:
@@ -35,37 +57,42 @@ def mid_save_evidence(directory: Path) -> bool:
 
 @pytest.mark.slow
 def test_sigkill_during_saves_never_leaves_a_torn_snapshot(tmp_path):
+    """Bounded by count, not by time: each round starts a writer, waits until it has committed one more save
+    (so every round makes progress however loaded the machine is), lets it run a random moment longer and
+    kills it. The stored snapshot must then be complete and never older than one already seen."""
     rng = random.Random(20261130)
     store = FileSessionStore(tmp_path)
     directory = store.session_dir("crash")
     last_revision = -1
     kills = evidence = 0
-    started = time.monotonic()
-    while kills < KILLS and time.monotonic() - started < BUDGET_SECONDS:
+    while kills < KILLS or (evidence == 0 and kills < MAX_KILLS):
         writer = subprocess.Popen(
             [sys.executable, str(KIT), "crash-writer", str(tmp_path), "crash"],
             stdout=subprocess.PIPE,
-            text=True,
+            bufsize=0,
         )
         try:
-            assert writer.stdout is not None
-            assert writer.stdout.readline() == "ready\n"
-            time.sleep(rng.uniform(0.0, 0.06))
+            pending = bytearray()
+            assert read_line(writer, pending) == b"ready"
+            saved = read_line(writer, pending)  # at least one commit per round
+            assert saved.startswith(b"saved "), saved
+            time.sleep(rng.uniform(0.0, 0.06))  # where the kill lands, not a measurement
         finally:
             writer.send_signal(signal.SIGKILL)
             writer.wait()
+            if writer.stdout is not None:
+                writer.stdout.close()
         kills += 1
-        if not (directory / STATE_FILE).exists():
-            continue  # killed before the first commit
         evidence += mid_save_evidence(directory)
         loaded = FileSessionManager("crash", store).load()
         assert loaded is not None
         revision = loaded["revision"]
         # Complete: exactly the document the writer built for that revision (old or new, never a mix).
         assert loaded == crash_doc(revision), f"torn snapshot at revision {revision}"
-        assert revision >= last_revision  # a committed save is never lost
+        assert revision >= max(last_revision, int(saved.split()[1]))  # a committed save is never lost
         last_revision = revision
-    assert kills >= 24, f"only {kills} kills fit in the time budget"
-    assert last_revision >= 2 * 5, "the writer made too little progress to cross log rewrites"
+    # Every round committed at least once, so the history crossed several log rewrites (one per
+    # CRASH_EPOCH revisions): this follows from the count, it is not a hope about speed.
+    assert last_revision >= KILLS - 1
     # Kills really landed inside saves (otherwise this test would prove nothing).
-    assert evidence >= 1
+    assert evidence >= 1, f"no kill of {kills} landed inside a save"

@@ -160,7 +160,11 @@ def test_mutated_snapshots_load_or_fail_with_a_roc_error(case, verify):
 
 
 @pytest.mark.req("ROC-ERR-001")
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(case=mutated())
 def test_mutated_snapshots_in_a_session_store_fail_only_with_roc_errors(tmp_path_factory, case):
     _, doc = case

@@ -100,7 +100,11 @@ def run_across_processes(scenario, partial, workers):
 
 @pytest.mark.slow
 @pytest.mark.req("ROC-SESSION-001", "ROC-SESSION-002", "ROC-SESSION-003", "ROC-SESSION-005")
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(scenario=scenarios(), partial=st.booleans())
 def test_restoring_in_another_process_reaches_the_same_outcome(workers, scenario, partial):
     local_results, local_final, local_counts = run_in_process(scenario, partial)
