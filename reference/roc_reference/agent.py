@@ -122,8 +122,8 @@ class Agent:
 
     @property
     def messages(self) -> list[Message]:
-        """The transcript (a copy; messages are immutable)."""
-        return list(self._messages)
+        """The transcript (deep copies: a frozen message can still hold a mutable tool input or metadata)."""
+        return [m.model_copy(deep=True) for m in self._messages]
 
     @property
     def is_interrupted(self) -> bool:
@@ -131,8 +131,8 @@ class Agent:
 
     @property
     def interrupts(self) -> list[Interrupt]:
-        """The interrupts waiting for an answer."""
-        return self._interrupts.unanswered()
+        """The interrupts waiting for an answer (copies: a caller's edit never reaches a stored reason)."""
+        return [i.model_copy(deep=True) for i in self._interrupts.unanswered()]
 
     @property
     def revision(self) -> int:
@@ -291,7 +291,8 @@ class Agent:
         )
         for stored in snapshot.interrupt_state.interrupts:
             wire = Interrupt.model_validate(stored.model_dump(exclude={"response", "input_digest"}))
-            interrupts.interrupts[stored.id] = StoredInterrupt(wire, stored.response)
+            # ROC-SNAP-013: the loader checked the digest against the input; it is kept, never recomputed.
+            interrupts.interrupts[stored.id] = StoredInterrupt(wire, stored.response, stored.input_digest)
         self.agent_id = snapshot.agent.agent_id
         self._messages = list(snapshot.agent.messages)
         self.state.replace(snapshot.agent.state)

@@ -62,6 +62,43 @@ def canonical_value(value: Any) -> bytes:
         raise SnapshotInvalidError(f"snapshot is not a JSON document: {exc}") from None
 
 
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+
+
+def json_text_depth(text: str) -> int:
+    """The deepest nesting of arrays and objects in a JSON text, found without parsing it.
+
+    Strings are cut out first (they may hold brackets), then the running count of openers minus closers is
+    followed. Linear and iterative, so a 100,000-deep text is measured, not recursed into.
+    """
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    depth = deepest = 0
+    for char in brackets:
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth -= 1
+    return deepest
+
+
+def parse_json_text(text: str | bytes | bytearray, max_depth: int) -> Any:
+    """Parse a JSON text that comes from outside; ``SnapshotInvalidError`` for anything but JSON.
+
+    ROC-SEC-014: the depth is checked before parsing (``json.loads`` recurses once per level), and every
+    failure of the parser (bad syntax, invalid UTF-8, an integer too long for ``int``) is a RoC error.
+    """
+    try:
+        if isinstance(text, bytes | bytearray):
+            text = bytes(text).decode("utf-8")
+        if json_text_depth(text) > max_depth:
+            raise SnapshotInvalidError(f"JSON text nested deeper than {max_depth} levels")
+        return json.loads(text)
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        raise SnapshotInvalidError(f"not a JSON text: {exc}") from None
+
+
 def canonical_json(doc: Mapping[str, Any]) -> bytes:
     """The canonical form of a snapshot: ``doc`` without its ``integrity`` member."""
     return canonical_value({k: v for k, v in doc.items() if k != "integrity"})

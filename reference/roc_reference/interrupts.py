@@ -28,6 +28,7 @@ recomputing the id, so a snapshot written by another implementation (other id fo
 
 from __future__ import annotations
 
+import reprlib
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -46,18 +47,24 @@ from .errors import (
     InvalidResumeError,
     NotInterruptedError,
     RocError,
+    SnapshotInvalidError,
     UnknownInterruptError,
 )
 from .integrity import input_digest
 from .types import (
+    MAX_RESUME_BYTES,
+    MAX_VALUE_BYTES,
     Interrupt,
     InterruptResponseBlock,
     InterruptSource,
     InterruptSourceKind,
     PendingToolExecution,
     SnapshotInterrupt,
-    is_json_value,
+    ToolUse,
     json_copy,
+    json_value_problem,
+    json_value_size,
+    parse_rfc3339,
 )
 
 
@@ -101,6 +108,9 @@ class StoredInterrupt:
 
     interrupt: Interrupt
     response: Any = None
+    input_digest: str | None = None
+    """For a tool-bound interrupt: the digest of the tool input it was raised for, computed once at the stop
+    (or read from the snapshot) and never recomputed, so it keeps naming the input the person approved."""
 
     @property
     def answered(self) -> bool:
@@ -133,8 +143,10 @@ class UnitRun:
         """
         if not isinstance(name, str) or not name:  # ROC-STOP-007
             raise self._fail(InvalidReasonError("interrupt name must be a non-empty string"))
-        if not is_json_value(reason):  # ROC-STOP-008: reason is any JSON value
-            raise self._fail(InvalidReasonError(f"interrupt reason of {name!r} is not JSON-serializable"))
+        # ROC-STOP-008: reason is any JSON value; ROC-SEC-012: one a snapshot can carry.
+        problem = json_value_problem(reason, max_bytes=MAX_VALUE_BYTES)
+        if problem is not None:
+            raise self._fail(InvalidReasonError(f"interrupt reason of {name!r} is not acceptable: {problem}"))
         if self._direct:  # ROC-DIRECT-001: no caller to hand control to
             raise self._fail(DirectCallInterruptError(f"interrupt {name!r} raised in a direct tool call"))
         # ROC-HOOK-021, ROC-HOOK-022, ROC-TOOL-014: a name is raised once per event instance / tool-body run.
@@ -228,12 +240,30 @@ class InterruptState:
         for block in blocks:
             body = _response_body(block)
             if body is None:  # ROC-RESUME-004
-                raise InvalidResumeError("malformed interruptResponse block", details={"block": repr(block)})
+                raise InvalidResumeError(
+                    "malformed interruptResponse block", details={"block": _describe(block)}
+                )
             answers.append(body)
-        for interrupt_id_, response in answers:  # ROC-RESUME-005, ROC-RESUME-006, ROC-RESUME-009
-            if response is None or not is_json_value(response):
+        # ROC-SEC-011, ROC-SEC-013: every answer accepted here can be saved, so a save never fails after
+        # the approved tool ran. Measured without recursion; the size check comes first (INVALID_RESUME
+        # ranks before INVALID_RESPONSE, ROC-RESUME-014).
+        measured = [json_value_size(response) for _, response in answers]
+        total = sum(size for _, size in measured)
+        if total > MAX_RESUME_BYTES:
+            raise InvalidResumeError(
+                f"the responses of one resume input exceed {MAX_RESUME_BYTES} bytes",
+                details={"maxBytes": MAX_RESUME_BYTES},
+            )
+        for (interrupt_id_, response), (problem, size) in zip(answers, measured, strict=True):
+            # ROC-RESUME-005, ROC-RESUME-006, ROC-RESUME-009
+            if response is None:
+                problem = "null"
+            elif problem is None and size > MAX_VALUE_BYTES:
+                problem = f"canonical form larger than {MAX_VALUE_BYTES} bytes"
+            if problem is not None:
                 raise InvalidResponseError(
-                    f"response to {interrupt_id_!r} must be a JSON value other than null",
+                    f"response to {interrupt_id_!r} must be a JSON value other than null, within the limits "
+                    f"of spec 10.6 ({problem})",
                     details={"interruptId": interrupt_id_},
                 )
         seen: set[str] = set()
@@ -253,7 +283,8 @@ class InterruptState:
         now = datetime.now(UTC)
         for interrupt_id_, _ in answers:  # ROC-ERR-009 (MAY): an answer after expiresAt is refused
             expires_at = self.interrupts[interrupt_id_].interrupt.expires_at
-            if expires_at is not None and datetime.fromisoformat(expires_at.replace("Z", "+00:00")) <= now:
+            # ROC-SEC-015: expiresAt was checked when it entered (Interrupt model), so this cannot fail.
+            if expires_at is not None and parse_rfc3339(expires_at) <= now:
                 raise ExpiredError(
                     f"interrupt {interrupt_id_!r} expired at {expires_at}",
                     details={"interruptId": interrupt_id_},
@@ -273,8 +304,12 @@ class InterruptState:
         ROC-ANSWER-005: the pending set becomes the answers so far plus exactly what this cycle raised.
         """
         kept = {k: v for k, v in self.interrupts.items() if v.answered}
+        inputs = {u.tool_use_id: u.input for u in pending.assistant_message.tool_uses()}
         for interrupt in raised:
-            kept[interrupt.id] = StoredInterrupt(interrupt)
+            tool_use_id = interrupt.source.tool_use_id
+            # ROC-SNAP-006, ROC-SNAP-013: the digest is taken here, once, over the runtime's private input.
+            digest = input_digest(inputs[tool_use_id]) if tool_use_id in inputs else None
+            kept[interrupt.id] = StoredInterrupt(interrupt, input_digest=digest)
         self.interrupts = kept
         self.pending = pending
         self.activated = True
@@ -295,26 +330,48 @@ class InterruptState:
         }
 
     def _snapshot_interrupt(self, stored: StoredInterrupt) -> SnapshotInterrupt:
-        digest = None
-        tool_use_id = stored.interrupt.source.tool_use_id
-        if tool_use_id is not None and self.pending is not None:
-            for use in self.pending.assistant_message.tool_uses():
-                if use.tool_use_id == tool_use_id:
-                    digest = input_digest(use.input)
+        # ROC-SNAP-006: the digest taken at the stop, not one of the input as it stands now.
         return SnapshotInterrupt(
-            **stored.interrupt.model_dump(), response=json_copy(stored.response), input_digest=digest
+            **stored.interrupt.model_dump(),
+            response=json_copy(stored.response),
+            input_digest=stored.input_digest,
         )
+
+    def check_input(self, use: ToolUse) -> None:
+        """Refuse to run a tool use whose input differs from the one its stored interrupts were raised for.
+
+        ROC-SNAP-013, spec 10.2: called before the tool's BeforeToolCall callbacks and body run, so an answer
+        only ever approves the input it was given for, whatever happened to the input in between.
+        """
+        for stored in self.interrupts.values():
+            digest = stored.input_digest
+            bound = digest is not None and stored.interrupt.source.tool_use_id == use.tool_use_id
+            if bound and input_digest(use.input) != digest:
+                raise SnapshotInvalidError(
+                    f"input of tool use {use.tool_use_id!r} differs from the input interrupt "
+                    f"{stored.interrupt.id!r} was raised for",
+                    details={"interruptId": stored.interrupt.id, "toolUseId": use.tool_use_id},
+                )
 
     def copy(self) -> InterruptState:
         """An independent copy (interrupt and message models are immutable; answers are deep-copied)."""
         return InterruptState(
             activated=self.activated,
             interrupts={
-                key: StoredInterrupt(entry.interrupt, json_copy(entry.response))
+                key: StoredInterrupt(entry.interrupt, json_copy(entry.response), entry.input_digest)
                 for key, entry in self.interrupts.items()
             },
             pending=self.pending,
         )
+
+
+def _describe(value: Any) -> str:
+    """A short description of a rejected input for error details: bounded, and never failing itself
+    (``repr`` of an integer over 4,300 digits raises ValueError; reprlib also bounds size and depth)."""
+    try:
+        return reprlib.repr(value)
+    except Exception:  # any repr can fail; the error being reported must not
+        return f"<{type(value).__name__}>"
 
 
 def _is_response_block(block: Any) -> bool:

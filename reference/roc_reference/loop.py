@@ -9,7 +9,7 @@ pending tool execution, so the history never holds a toolUse without its toolRes
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from .executors import Executor, ToolOutcome
@@ -74,18 +74,25 @@ class Loop:
             else:
                 self.hooks.invoke(BeforeModelCallEvent(self.agent))
                 turn = self.model.call(tuple(self.messages))
+                # A private copy: the model (and whoever holds its turns) keeps no handle on the batch.
+                turn = replace(turn, message=turn.message.model_copy(deep=True))
                 self.hooks.invoke(AfterModelCallEvent(self.agent, turn.message, turn.stop_reason))
                 if not turn.message.tool_uses():  # ROC-TOOL-001: the turn ends the invocation
                     self.append(turn.message)
                     stop = "end_turn" if turn.stop_reason == "tool_use" else turn.stop_reason
-                    return AgentResult(stop_reason=stop, message=turn.message)
+                    # The caller gets copies: nothing it holds aliases the history (spec 10.2).
+                    return AgentResult(stop_reason=stop, message=turn.message.model_copy(deep=True))
                 pending = PendingToolExecution(assistant_message=turn.message)
             outcome = self.run_cycle(pending)
             if outcome.interrupts:
                 # ROC-STOP-001, ROC-STOP-004: an unanswered interrupt ends the invocation; no model call.
                 self.interrupts.stop(outcome.interrupts, outcome.pending)
+                # ROC-SNAP-013, spec 10.2: the caller gets copies, so editing the result after the stop cannot
+                # change the pending batch, what runs on resume, or the reasons a snapshot stores.
                 return AgentResult(
-                    stop_reason="interrupt", message=pending.assistant_message, interrupts=outcome.interrupts
+                    stop_reason="interrupt",
+                    message=pending.assistant_message.model_copy(deep=True),
+                    interrupts=[i.model_copy(deep=True) for i in outcome.interrupts],
                 )
             assert outcome.result_message is not None
             # ROC-TOOL-003, ROC-TOOL-005: deferred append; both messages enter the history now, together.
@@ -133,6 +140,7 @@ class Loop:
 
     def run_tool(self, use: ToolUse, book: AnswerBook, ordinal: int) -> ToolOutcome:
         """BeforeToolCall fan-out, then cancel or the body, then AfterToolCall."""
+        self.interrupts.check_input(use)  # ROC-SNAP-013: the approved input is the input that runs
         before = BeforeToolCallEvent(self.agent, tool_use=use)
         point = RaisePoint("before_tool_call", ordinal, use.tool_use_id, use.name)
         raised = self.hooks.invoke_interruptible(before, UnitRun(point, book))
@@ -148,9 +156,11 @@ class Loop:
             result = error_result(use.tool_use_id, f"unknown tool: {use.name}")  # ROC-TOOL-009
         else:
             body_point = RaisePoint("tool", ordinal, use.tool_use_id, use.name)
-            context = ToolContext(use, self.agent, UnitRun(body_point, book))
+            # The body gets its own copy of the input: whatever it does to it, a replay runs the same input.
+            private = use.model_copy(deep=True)
+            context = ToolContext(private, self.agent, UnitRun(body_point, book))
             try:
-                result = tool.run(use, context)
+                result = tool.run(private, context)
             except InterruptRaised as signal:  # ROC-TOOL-010: an interrupted body records no result
                 return ToolOutcome(use, interrupts=[signal.interrupt])
         after = AfterToolCallEvent(self.agent, use, result, cancel_message=cancel)

@@ -14,17 +14,21 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, field_validator
 
 from .errors import SnapshotInvalidError, SnapshotVersionUnsupportedError
-from .integrity import MacPrefix, canonical_value, input_digest, verify
+from .integrity import MacPrefix, canonical_value, input_digest, parse_json_text, verify
 from .types import (
+    MAX_DOCUMENT_DEPTH,
+    MAX_VALUE_DEPTH,
     InterruptResponseBlock,
     Message,
     PendingToolExecution,
     RocModel,
     SnapshotInterrupt,
-    is_json_value,
+    json_copy,
+    json_value_problem,
+    parse_rfc3339,
 )
 
 SCHEMA_VERSION = "1.0"
@@ -39,6 +43,14 @@ class SnapshotAgent(RocModel):
     agent_id: str = Field(min_length=1)
     messages: list[Message]
     state: dict[str, Any]
+
+    @field_validator("state")
+    @classmethod
+    def _state_values_within_limits(cls, value: dict[str, Any]) -> dict[str, Any]:
+        problem = json_value_problem(value, MAX_VALUE_DEPTH + 1)  # ROC-SEC-014: each value, not the object
+        if problem is not None:
+            raise ValueError(f"agent state: {problem}")
+        return value
 
 
 class SnapshotInterruptState(RocModel):
@@ -64,6 +76,12 @@ class Snapshot(RocModel):
     interrupt_state: SnapshotInterruptState
     integrity: SnapshotIntegrity | None = None
 
+    @field_validator("created_at")
+    @classmethod
+    def _created_at_is_a_date(cls, value: str) -> str:
+        parse_rfc3339(value)  # the pattern fixes the form; this catches month 13, hour 25 (ROC-SEC-015)
+        return value
+
 
 def now_rfc3339() -> str:
     """The current time as RFC 3339 UTC with a ``Z`` suffix."""
@@ -81,19 +99,21 @@ def check_version(doc: Mapping[str, Any]) -> int:
     match = _VERSION.fullmatch(version) if isinstance(version, str) else None
     if match is None:
         raise SnapshotInvalidError("schemaVersion must be a '<major>.<minor>' string")
-    if int(match[1]) != SUPPORTED_MAJOR:
+    # Compared as digit strings (no leading zeros): int() of a 5,000-digit version raises ValueError.
+    if match[1] != str(SUPPORTED_MAJOR):
         raise SnapshotVersionUnsupportedError(
             f"snapshot schemaVersion {version} is not readable (major {SUPPORTED_MAJOR} only)",
             details={"schemaVersion": version},
         )
     spec_version = doc.get("specVersion")
     spec_match = _VERSION.fullmatch(spec_version) if isinstance(spec_version, str) else None
-    if spec_match is not None and int(spec_match[1]) != SUPPORTED_MAJOR:
+    if spec_match is not None and spec_match[1] != str(SUPPORTED_MAJOR):
         raise SnapshotVersionUnsupportedError(
             f"snapshot written for spec {spec_version}; this runtime implements {SUPPORTED_MAJOR}.x",
             details={"specVersion": spec_version},
         )
-    return int(match[2])
+    # ROC-VER-007: any longer minor is a later one, read as such (its value matters only as "later").
+    return int(match[2]) if len(match[2]) <= 9 else KNOWN_MINOR + 1
 
 
 def verify_snapshot(doc: Mapping[str, Any], keys: Mapping[str, bytes]) -> MacPrefix | None:
@@ -107,10 +127,20 @@ def parse_snapshot(
 ) -> Snapshot:
     """Validate ``doc`` completely and return it parsed; raise the matching RocError otherwise.
 
+    ``doc`` is the decoded document or its JSON text (``str`` or UTF-8 ``bytes``, parsed with a depth guard).
+
     ``max_bytes`` optionally bounds the canonical size of the document (ROC-SEC-010).
     """
-    if not isinstance(doc, dict) or not is_json_value(doc):
+    if isinstance(doc, str | bytes | bytearray):
+        doc = parse_json_text(doc, MAX_DOCUMENT_DEPTH)  # ROC-SEC-014
+    if not isinstance(doc, dict):
         raise SnapshotInvalidError("a snapshot is a JSON object")
+    # ROC-SEC-014: checked without recursion, so no document can crash the loader.
+    problem = json_value_problem(doc, MAX_DOCUMENT_DEPTH)
+    if problem is not None:
+        raise SnapshotInvalidError(f"a snapshot is a JSON object within the limits of spec 10.6: {problem}")
+    # A private copy: nothing the caller still holds aliases what the restored agent runs (spec 10.2).
+    doc = json_copy(doc)
     if max_bytes is not None and len(canonical_value(doc)) > max_bytes:
         raise SnapshotInvalidError(f"snapshot larger than {max_bytes} bytes")
     minor = check_version(doc)  # ROC-VER-005/006: before anything else about the content

@@ -7,9 +7,11 @@ and nobody can change a recorded message behind the agent's back.
 
 from __future__ import annotations
 
-import copy
+import json
 import math
+import re
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any, ClassVar, Literal
 
 from pydantic import (
@@ -38,28 +40,151 @@ Role = Literal["user", "assistant"]
 ToolStatus = Literal["success", "error"]
 
 
-def is_json_value(value: Any, _path: frozenset[int] = frozenset()) -> bool:
-    """True when ``value`` is plain JSON: null, bool, finite number, str, list, or dict with str keys.
+# --- limits on JSON values (spec 10.6, ROC-SEC-011..015) -----------------------------------------
+# Every JSON value the runtime accepts must survive its snapshot: the canonical form (spec 8.2) has to be
+# writable, and a reader in any language has to read it back. So a value is checked against these limits
+# when it enters the agent, not when a save fails after a tool already ran.
 
-    Cyclic structures are not JSON (``_path`` holds the containers on the way down).
+MAX_VALUE_DEPTH = 64
+"""Deepest nesting of one value (answer, reason, state value, metadata, tool input, result content).
+
+A scalar has depth 0, an array or object one more than its deepest member (an empty one has depth 1)."""
+MAX_DOCUMENT_DEPTH = 128
+"""Deepest nesting of a whole snapshot: a value at ``MAX_VALUE_DEPTH`` plus the snapshot's own framing."""
+MAX_SAFE_INTEGER = 2**53 - 1
+"""Integers are carried exactly only within +-(2**53 - 1) (RFC 7493 I-JSON): beyond it parsers differ."""
+MAX_VALUE_BYTES = 256 * 1024
+"""Largest canonical form (spec 8.2) of one answer or one interrupt reason."""
+MAX_RESUME_BYTES = 1024 * 1024
+"""Largest total canonical size of the responses of one resume input."""
+
+
+def json_value_problem(
+    value: Any, max_depth: int = MAX_VALUE_DEPTH, max_bytes: int | None = None
+) -> str | None:
+    """Why ``value`` is not a JSON value the runtime can carry, or ``None`` when it is one.
+
+    JSON: null, bool, finite float, str, list, or dict with str keys. Limits: nesting at most ``max_depth``
+    (a cyclic structure is infinitely deep, so it fails here too), integers within +-``MAX_SAFE_INTEGER``,
+    strings that are valid Unicode (no lone surrogates: UTF-8 cannot encode them), and, when ``max_bytes``
+    is given, a canonical form of at most that many bytes. Iterative, so no input can exhaust the stack.
     """
-    if value is None or isinstance(value, bool | str | int):
-        return True
-    if isinstance(value, float):
-        return math.isfinite(value)
-    if isinstance(value, list | dict):
-        if id(value) in _path:
-            return False
-        inner = _path | {id(value)}
-        if isinstance(value, list):
-            return all(is_json_value(v, inner) for v in value)
-        return all(isinstance(k, str) and is_json_value(v, inner) for k, v in value.items())
-    return False
+    problem, _ = _walk(value, max_depth, max_bytes)
+    return problem
+
+
+def json_value_size(value: Any, max_depth: int = MAX_VALUE_DEPTH) -> tuple[str | None, int]:
+    """``(problem, size)``: as ``json_value_problem``, plus the canonical size in bytes measured so far."""
+    return _walk(value, max_depth, None)
+
+
+def _string_size(text: str) -> int | None:
+    """Canonical size of a JSON string, ``None`` when it is not valid Unicode."""
+    if text.isascii():
+        # 2 quotes, plus escapes: \" and \\ cost one extra byte, control characters one or five.
+        extra = text.count('"') + text.count("\\")
+        if any(c < " " for c in text):
+            extra += sum((1 if c in "\b\t\n\f\r" else 5) for c in text if c < " ")
+        return len(text) + 2 + extra
+    try:
+        encoded = json.dumps(text, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return None
+    return len(encoded)
+
+
+def _walk(value: Any, max_depth: int, max_bytes: int | None) -> tuple[str | None, int]:
+    size = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if item is None:
+            size += 4
+        elif isinstance(item, bool):
+            size += 4 if item else 5
+        elif isinstance(item, int):
+            if not -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER:
+                return f"integer outside +-(2**53 - 1) at depth {depth}", size
+            size += len(str(int(item)))  # int(): an int subclass may override __str__
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                return "number is not finite", size
+            size += len(json.dumps(int(item) if item.is_integer() else item))
+        elif isinstance(item, str):
+            length = _string_size(item)
+            if length is None:
+                return "string is not valid Unicode (lone surrogate)", size
+            size += length
+        elif isinstance(item, list | dict):
+            if depth + 1 > max_depth:
+                return f"nested deeper than {max_depth} levels", size
+            size += 2 + max(len(item) - 1, 0)  # brackets and commas
+            if isinstance(item, dict):
+                for key, member in item.items():
+                    if not isinstance(key, str):
+                        return "object key is not a string", size
+                    length = _string_size(key)
+                    if length is None:
+                        return "object key is not valid Unicode (lone surrogate)", size
+                    size += length + 1  # key and colon
+                    stack.append((member, depth + 1))
+            else:
+                stack.extend((member, depth + 1) for member in item)
+        else:
+            return f"{type(item).__name__} is not a JSON value", size
+        if max_bytes is not None and size > max_bytes:
+            return f"canonical form larger than {max_bytes} bytes", size
+    return None, size
+
+
+def is_json_value(value: Any, max_depth: int = MAX_VALUE_DEPTH) -> bool:
+    """True when ``value`` is plain JSON within the limits above (see ``json_value_problem``)."""
+    return json_value_problem(value, max_depth) is None
 
 
 def json_copy(value: Any) -> Any:
-    """A private deep copy of a JSON value, so stored answers and state cannot be mutated from outside."""
-    return copy.deepcopy(value)
+    """A private deep copy of a JSON value, so stored answers and state cannot be mutated from outside.
+
+    Iterative (no recursion limit); the value must already be JSON (checked with ``is_json_value``).
+    """
+    if not isinstance(value, list | dict):
+        return value
+    root: Any = [] if isinstance(value, list) else {}
+    stack: list[tuple[Any, Any]] = [(value, root)]
+    while stack:
+        source, target = stack.pop()
+        pairs = enumerate(source) if isinstance(source, list) else source.items()
+        for key, member in pairs:
+            if isinstance(member, list | dict):
+                child: Any = [] if isinstance(member, list) else {}
+                stack.append((member, child))
+            else:
+                child = member
+            if isinstance(target, list):
+                target.append(child)
+            else:
+                target[key] = child
+    return root
+
+
+_RFC3339 = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})",
+    re.ASCII,
+)
+
+
+def parse_rfc3339(text: str) -> datetime:
+    """An RFC 3339 date-time (with its zone) as an aware datetime; ``ValueError`` when it is not one.
+
+    Python's ``fromisoformat`` accepts forms RFC 3339 does not (no zone, date only), so the grammar is
+    checked first; ``fromisoformat`` then checks ranges (month 13, hour 25, offset +25:00).
+    """
+    if not isinstance(text, str) or not _RFC3339.fullmatch(text):
+        raise ValueError(f"not an RFC 3339 date-time: {text!r}")
+    normal = text.upper().replace("Z", "+00:00")
+    if normal[17:19] == "60":  # a leap second (RFC 3339 5.6): compare as the second before it
+        normal = normal[:17] + "59" + normal[19:]
+    return datetime.fromisoformat(normal)
 
 
 class RocModel(BaseModel):
@@ -101,6 +226,14 @@ class JsonContent(RocModel):
 
     value: Any = Field(alias="json")
 
+    @field_validator("value")
+    @classmethod
+    def _value_is_json(cls, value: Any) -> Any:
+        problem = json_value_problem(value)  # ROC-SEC-014: what a snapshot carries is within the limits
+        if problem is not None:
+            raise ValueError(f"tool result json: {problem}")
+        return value
+
 
 class ToolUse(RocModel):
     """``{toolUseId, name, input}``: one tool call requested by the model.
@@ -123,8 +256,9 @@ class ToolUse(RocModel):
     @field_validator("input")
     @classmethod
     def _input_is_json(cls, value: Any) -> Any:
-        if not is_json_value(value):
-            raise ValueError("toolUse input must be a JSON value")
+        problem = json_value_problem(value)  # ROC-SEC-014
+        if problem is not None:
+            raise ValueError(f"toolUse input must be a JSON value within the limits: {problem}")
         return value
 
 
@@ -181,8 +315,8 @@ class Message(RocModel):
     @classmethod
     def _metadata_is_a_json_object(cls, value: Any) -> Any:
         # Only an explicit value reaches here: an absent member stays absent, a null one is not an object.
-        if not isinstance(value, dict) or not is_json_value(value):
-            raise ValueError("message metadata must be a JSON object")
+        if not isinstance(value, dict) or not is_json_value(value):  # ROC-SEC-014
+            raise ValueError("message metadata must be a JSON object within the limits")
         return json_copy(value)  # a private copy: nobody edits a recorded message from outside
 
     def tool_uses(self) -> list[ToolUse]:
@@ -235,6 +369,31 @@ class Interrupt(RocModel):
     response_schema: dict[str, Any] | None = None
     expires_at: str | None = None
 
+    @field_validator("reason")
+    @classmethod
+    def _reason_is_json(cls, value: Any) -> Any:
+        # ROC-SEC-012, ROC-SEC-014: a reason must fit in a snapshot (the runtime checks it at the raise).
+        problem = json_value_problem(value, max_bytes=MAX_VALUE_BYTES)
+        if problem is not None:
+            raise ValueError(f"interrupt reason: {problem}")
+        return value
+
+    @field_validator("response_schema")
+    @classmethod
+    def _schema_is_json(cls, value: Any) -> Any:
+        problem = None if value is None else json_value_problem(value)  # ROC-SEC-014
+        if problem is not None:
+            raise ValueError(f"responseSchema: {problem}")
+        return value
+
+    @field_validator("expires_at")
+    @classmethod
+    def _expires_at_is_rfc3339(cls, value: Any) -> Any:
+        # ROC-SEC-015: checked where it enters, so comparing it with the clock on resume cannot fail.
+        if value is not None:
+            parse_rfc3339(value)
+        return value
+
 
 class SnapshotInterrupt(Interrupt):
     """A stored interrupt: plus ``response`` when answered and ``inputDigest`` when tool-bound."""
@@ -243,6 +402,14 @@ class SnapshotInterrupt(Interrupt):
 
     response: Any = None
     input_digest: str | None = Field(default=None, pattern=r"^sha256:[0-9a-f]{64}$")
+
+    @field_validator("response")
+    @classmethod
+    def _response_is_json(cls, value: Any) -> Any:
+        problem = json_value_problem(value, max_bytes=MAX_VALUE_BYTES)  # ROC-SEC-011, ROC-SEC-014
+        if problem is not None:
+            raise ValueError(f"stored response: {problem}")
+        return value
 
 
 class AgentResult(RocModel):
