@@ -148,6 +148,10 @@ def parse_spec(spec: Mapping[str, Any]) -> ParsedSpec:
     if integrity is not None:
         if not isinstance(integrity.get("keyId"), str) or not isinstance(integrity.get("secret"), str):
             raise ScenarioError("integrity needs a keyId and a secret")
+        # An empty key makes every HMAC computable by anyone (ROC-SEC-002 would sign nothing), and an empty
+        # key id names no key: refused as an unbuildable scenario, never silently accepted.
+        if not integrity["keyId"] or not integrity["secret"]:
+            raise ScenarioError("integrity keyId and secret must not be empty")
         keys = (integrity["keyId"], integrity["secret"].encode("utf-8"))
     binding = spec.get("session")
     session: tuple[str, str] | None = None

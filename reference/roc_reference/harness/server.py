@@ -36,6 +36,11 @@ from .build import Built, Stores, build_agent, restore_agent
 from .programs import ScenarioError
 
 HARNESS_PROTOCOL_VERSION = 2
+# The most agents one adapter process holds at once (conformance/README.md, "Isolation, concurrency and
+# deadlines"). Each live agent keeps its scenario, trace and session files until DisposeAgent; without a
+# cap a client that never disposes grows the process without bound. The runner disposes what each check
+# leaves behind, so a suite run holds a handful; a CreateAgent/RestoreAgent past the cap is a harness_error.
+MAX_LIVE_AGENTS = 256
 CAPABILITIES = ("direct-tool-call", "session-store", "snapshot-integrity", "inspect")
 IMPLEMENTATION_VERSION = "0.1.0"
 
@@ -59,11 +64,24 @@ class HarnessServicer(hgrpc.HarnessServiceServicer):
 
     # -- handles ----------------------------------------------------------------------------
 
-    def _add(self, built: Built) -> str:
+    def _add(self, built: Built) -> str | None:
+        """A new handle for ``built``; ``None`` when the adapter already holds ``MAX_LIVE_AGENTS``."""
         handle = f"agent-{uuid.uuid4().hex[:12]}"
         with self._lock:
+            if len(self._agents) >= MAX_LIVE_AGENTS:
+                return None
             self._agents[handle] = built
         return handle
+
+    def _full(self) -> hpb.HarnessError | None:
+        """The harness error for a new agent past the cap, or ``None`` while there is room."""
+        with self._lock:
+            live = len(self._agents)
+        if live < MAX_LIVE_AGENTS:
+            return None
+        return _harness_error(
+            f"this adapter holds {live} live agents, its cap of {MAX_LIVE_AGENTS}: dispose agents first"
+        )
 
     def _get(self, handle: str) -> Built | None:
         with self._lock:
@@ -90,6 +108,8 @@ class HarnessServicer(hgrpc.HarnessServiceServicer):
     def CreateAgent(
         self, request: hpb.CreateAgentRequest, context: grpc.ServicerContext
     ) -> hpb.CreateAgentResponse:
+        if (full := self._full()) is not None:  # checked before building: nothing is created past the cap
+            return hpb.CreateAgentResponse(harness_error=full)
         try:
             spec = wire.agent_spec_from_proto(request.spec)
             built = build_agent(spec, self.stores)
@@ -99,7 +119,10 @@ class HarnessServicer(hgrpc.HarnessServiceServicer):
             return hpb.CreateAgentResponse(harness_error=_harness_error(f"cannot build scenario: {exc}"))
         except Exception as exc:
             return hpb.CreateAgentResponse(harness_error=_harness_error(repr(exc), traceback.format_exc()))
-        return hpb.CreateAgentResponse(agent=self._add(built))
+        handle = self._add(built)
+        if handle is None:  # another thread filled the last place meanwhile
+            return hpb.CreateAgentResponse(harness_error=self._full() or _harness_error("agent cap reached"))
+        return hpb.CreateAgentResponse(agent=handle)
 
     def Invoke(self, request: hpb.InvokeRequest, context: grpc.ServicerContext) -> hpb.InvokeResponse:
         built = self._get(request.agent)
@@ -109,6 +132,25 @@ class HarnessServicer(hgrpc.HarnessServiceServicer):
             inp = wire.invoke_input(request)
         except JsonMappingError as exc:
             return hpb.InvokeResponse(harness_error=_harness_error(f"bad input: {exc}"))
+        call = inp.get("directToolCall")
+        if call is not None and not (
+            isinstance(call, dict)
+            and isinstance(call.get("name", ""), str)
+            and isinstance(call.get("input", {}), dict)
+        ):
+            # A direct call's input is a JSON object by the harness contract (the client refuses to send
+            # anything else); one that is not is a broken request, the adapter's problem, not a crash of the
+            # runtime, which never saw it.
+            return hpb.InvokeResponse(
+                harness_error=_harness_error("bad input: directToolCall input must be a JSON object")
+            )
+        # The agent's lock (reentrant; the runtime takes it for every invocation) is held from the first
+        # trace event to the reply, so concurrent Invokes on one handle run one after the other and each
+        # reply carries exactly its own invocation's events, messages and state.
+        with built.agent._lock:
+            return self._invoke_locked(built, inp)
+
+    def _invoke_locked(self, built: Built, inp: dict[str, Any]) -> hpb.InvokeResponse:
         built.trace.take()
         built.trace.emit("invocation_start")
         doc: dict[str, Any] = {}
@@ -149,8 +191,8 @@ class HarnessServicer(hgrpc.HarnessServiceServicer):
             # Wrapped, never checked: a body without a response or with a numeric id must reach the
             # runtime, whose rejection (ROC-RESUME-004/005) is what the suite judges.
             return agent.invoke(wire.resume_blocks(list(inp["interruptResponses"])))
-        call = inp["directToolCall"]
-        return agent.call_tool_directly(call.get("name", ""), dict(call.get("input") or {}))
+        call = inp["directToolCall"]  # an object with an object input: checked by Invoke
+        return agent.call_tool_directly(call.get("name", ""), dict(call.get("input", {})))
 
     def TakeSnapshot(
         self, request: hpb.TakeSnapshotRequest, context: grpc.ServicerContext
@@ -176,6 +218,8 @@ class HarnessServicer(hgrpc.HarnessServiceServicer):
     def RestoreAgent(
         self, request: hpb.RestoreAgentRequest, context: grpc.ServicerContext
     ) -> hpb.RestoreAgentResponse:
+        if (full := self._full()) is not None:
+            return hpb.RestoreAgentResponse(harness_error=full)
         try:
             spec = wire.agent_spec_from_proto(request.spec)
         except JsonMappingError as exc:
@@ -192,7 +236,10 @@ class HarnessServicer(hgrpc.HarnessServiceServicer):
             return hpb.RestoreAgentResponse(harness_error=_harness_error(f"cannot build scenario: {exc}"))
         except Exception as exc:
             return hpb.RestoreAgentResponse(harness_error=_harness_error(repr(exc), traceback.format_exc()))
-        doc = {"agent": self._add(built), "trace": built.trace.take()}
+        handle = self._add(built)
+        if handle is None:
+            return hpb.RestoreAgentResponse(harness_error=self._full() or _harness_error("agent cap reached"))
+        doc = {"agent": handle, "trace": built.trace.take()}
         reply = jsonmap.to_proto("roc.conformance.v1.RestoreAgentResponse", doc)
         return cast(hpb.RestoreAgentResponse, reply)
 
