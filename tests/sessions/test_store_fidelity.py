@@ -210,3 +210,37 @@ def test_a_huge_recorded_log_length_is_snapshot_invalid_not_an_allocation(store,
     state_path.write_text(json.dumps(state))
     with pytest.raises(SnapshotInvalidError, match="shorter than committed"):
         FileSessionManager("s", store).load()
+
+
+# -- JSON nested deeper than a snapshot may be (ROC-SEC-014) --------------------------------------------
+
+
+def _deep(levels: int) -> str:
+    return "[" * levels + "]" * levels
+
+
+@pytest.mark.req("ROC-SEC-014")
+@pytest.mark.parametrize("where", ["state", "log"])
+def test_a_deeply_nested_store_file_is_snapshot_invalid_not_a_recursion_error(store, where):
+    FileSessionManager("s", store).save(snapshot(0, [text_message("user", "a")]), expected_revision=None)
+    directory = store.session_dir("s")
+    state = json.loads((directory / STATE_FILE).read_bytes())
+    if where == "state":
+        text = json.dumps(state).replace('"state": {}', '"state": {"deep": ' + _deep(100_000) + "}")
+        (directory / STATE_FILE).write_text(text)
+    else:
+        line = '{"i":0,"m":' + _deep(100_000) + "}\n"
+        (directory / "messages.0.jsonl").write_text(line)
+        state["logBytes"] = len(line)
+        (directory / STATE_FILE).write_text(json.dumps(state))
+    with pytest.raises(SnapshotInvalidError, match="not JSON"):
+        FileSessionManager("s", store).load()
+
+
+def test_saving_a_value_too_deep_to_serialize_is_snapshot_invalid(store):
+    deep: Any = "x"
+    for _ in range(100_000):
+        deep = [deep]
+    with pytest.raises(SnapshotInvalidError):
+        FileSessionManager("s", store).save(snapshot(0, [], {"deep": deep}), expected_revision=None)
+    assert not store.session_dir("s").exists() or not (store.session_dir("s") / STATE_FILE).exists()

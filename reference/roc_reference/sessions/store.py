@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 from roc_reference.errors import SessionConflictError, SnapshotInvalidError
-from roc_reference.integrity import MacPrefix, canonical_value, integrity_tag
+from roc_reference.integrity import MacPrefix, canonical_value, integrity_tag, parse_json_text
 from roc_reference.sessions.fsio import (
     NotRegularFileError,
     atomic_write_at,
@@ -44,6 +44,7 @@ from roc_reference.sessions.fsio import (
 )
 from roc_reference.sessions.ids import validate_session_id
 from roc_reference.snapshot import verify_snapshot
+from roc_reference.types import MAX_DOCUMENT_DEPTH
 
 STORE_FORMAT = "roc-file-session/1"
 STATE_FILE = "state.json"
@@ -59,7 +60,7 @@ def _log_name(generation: int) -> str:
 def _dumps(value: Any) -> str:
     try:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, RecursionError) as exc:  # RecursionError: nested too deep to serialize
         raise SnapshotInvalidError(f"snapshot is not a JSON document: {exc}") from None
 
 
@@ -372,8 +373,10 @@ class FileSessionManager:
         if raw is None:  # truncated under us: no writer does that, so the directory is damaged
             raise _corrupt(self.session_id, "state document is not JSON")
         try:
-            state = json.loads(raw)
-        except (ValueError, UnicodeDecodeError):
+            # The state document wraps the snapshot one level deeper. The depth is measured before parsing
+            # (ROC-SEC-014): a 100,000-deep file is SNAPSHOT_INVALID, not a RecursionError.
+            state = parse_json_text(raw, MAX_DOCUMENT_DEPTH + 1)
+        except SnapshotInvalidError:
             raise _corrupt(self.session_id, "state document is not JSON") from None
         if not isinstance(state, dict) or state.get("format") != STORE_FORMAT:
             raise _corrupt(self.session_id, f"state document format is not {STORE_FORMAT!r}")
@@ -412,8 +415,8 @@ class FileSessionManager:
         messages: list[Any] = []
         for index, line in enumerate(lines):
             try:
-                record = json.loads(line)
-            except (ValueError, UnicodeDecodeError):
+                record = parse_json_text(line, MAX_DOCUMENT_DEPTH)  # ROC-SEC-014, as for the state document
+            except SnapshotInvalidError:
                 raise _corrupt(self.session_id, f"message log line {index} is not JSON") from None
             if not isinstance(record, dict) or record.get("i") != index or "m" not in record:
                 raise _corrupt(self.session_id, f"message log line {index} is out of place")
