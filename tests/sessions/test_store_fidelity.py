@@ -189,6 +189,18 @@ def test_a_store_file_that_is_not_a_regular_file_is_snapshot_invalid(store, name
     assert isinstance(saved, SnapshotInvalidError), repr(saved)
 
 
+def test_a_stray_directory_named_like_an_old_log_does_not_fail_a_committed_save(store):
+    """Old generations are removed after the commit; one that cannot be (a directory) stays, and the save
+    that already committed still reports success."""
+    manager = FileSessionManager("s", store)
+    manager.save(snapshot(0, [text_message("user", "a")]), expected_revision=None)
+    (store.session_dir("s") / "messages.9.jsonl").mkdir()
+    manager.save(snapshot(1, [text_message("user", "rewritten")]), expected_revision=0)
+    loaded = FileSessionManager("s", store).load()
+    assert loaded is not None
+    assert loaded["agent"]["messages"] == [text_message("user", "rewritten")]
+
+
 def test_a_session_path_that_is_a_file_is_snapshot_invalid(store):
     store.root.mkdir(parents=True)
     (store.root / "s").write_bytes(b"not a directory")

@@ -476,7 +476,9 @@ class FileSessionManager:
         removed = False
         for name in os.listdir(self._fd()):
             if name.startswith(_LOG_PREFIX) and name.endswith(_LOG_SUFFIX) and name != current:
-                with contextlib.suppress(FileNotFoundError):
+                # Cleanup runs after the commit: a stray directory under a log's name is left alone rather
+                # than turning a committed save into a reported failure (a retry would then conflict).
+                with contextlib.suppress(FileNotFoundError, IsADirectoryError, PermissionError):
                     os.unlink(name, dir_fd=self._fd())
                     removed = True
         if removed:
