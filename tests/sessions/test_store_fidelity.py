@@ -64,6 +64,7 @@ def tool_message(value: Any) -> dict[str, Any]:
 # -- the append decision compares canonical JSON, not Python values ------------------------------------
 
 
+@pytest.mark.req("ROC-SESSION-013")
 @pytest.mark.parametrize(("before", "after"), [(1, True), (True, 1), (0, False), (1, 1.5), ("1", 1)])
 def test_an_edit_of_a_past_value_that_python_calls_equal_is_kept(store, before, after):
     """1 == True == 1.0 in Python; a save that changes a stored 1 into true must store true."""
@@ -172,6 +173,7 @@ def _make_fifo(path: Path) -> None:
     os.mkfifo(path)
 
 
+@pytest.mark.req("ROC-SEC-014")
 @pytest.mark.parametrize("make", [_make_dir, _make_fifo], ids=["directory", "fifo"])
 @pytest.mark.parametrize("name", [STATE_FILE, "messages.0.jsonl", LOCK_FILE])
 def test_a_store_file_that_is_not_a_regular_file_is_snapshot_invalid(store, name, make):
@@ -213,6 +215,7 @@ def test_a_session_path_that_is_a_file_is_snapshot_invalid(store):
 # -- lengths recorded on disk are not trusted for allocation -------------------------------------------
 
 
+@pytest.mark.req("ROC-SEC-014")
 @pytest.mark.parametrize("log_bytes", [10**12, 2**62])
 def test_a_huge_recorded_log_length_is_snapshot_invalid_not_an_allocation(store, log_bytes):
     FileSessionManager("s", store).save(snapshot(0, [text_message("user", "a")]), expected_revision=None)

@@ -332,6 +332,9 @@ class FileSessionManager:
     def _extends(messages: list[Any], stored: list[Any]) -> bool:
         """Whether ``stored`` is a prefix of ``messages``, value for value, so a save may just append.
 
+        ROC-SESSION-013: what the store holds must equal the agent's state, so an append that kept a stale
+        past message would break it.
+
         Python equality is not enough: under it 1, 1.0 and true are equal, so an edit of a past message
         from 1 to true would be dropped. Equal canonical JSON (spec 8.2; the bytes the integrity tag
         covers) is the test, so a kept prefix also keeps its HMAC state valid. Unequal under ``==``
@@ -400,7 +403,8 @@ class FileSessionManager:
         else:
             try:
                 # logBytes comes from disk: read_exactly_at checks it against the file's real size before
-                # allocating, so a lying 10**12 is "shorter than committed", not a MemoryError.
+                # allocating, so a lying 10**12 is "shorter than committed", not a MemoryError (ROC-SEC-014:
+                # a loader fails only with SNAPSHOT_INVALID, whatever it reads).
                 data = read_exactly_at(self._fd(), _log_name(stored.generation), stored.log_bytes)
             except FileNotFoundError:
                 raise _corrupt(self.session_id, "message log is missing") from None
