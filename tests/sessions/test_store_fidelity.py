@@ -203,6 +203,19 @@ def test_a_stray_directory_named_like_an_old_log_does_not_fail_a_committed_save(
     assert loaded["agent"]["messages"] == [text_message("user", "rewritten")]
 
 
+@pytest.mark.req("ROC-SEC-007")
+def test_create_session_dir_refuses_a_link(store, tmp_path):
+    """The helper other store parts (claims) use to find the session directory never hands out a link."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    store.root.mkdir(parents=True)
+    (store.root / "s").symlink_to(outside, target_is_directory=True)
+    with pytest.raises(SnapshotInvalidError, match="symbolic link"):
+        store.create_session_dir("s")
+    assert store.create_session_dir("t") == store.session_dir("t")
+    assert store.session_dir("t").is_dir()
+
+
 def test_a_session_path_that_is_a_file_is_snapshot_invalid(store):
     store.root.mkdir(parents=True)
     (store.root / "s").write_bytes(b"not a directory")

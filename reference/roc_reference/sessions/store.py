@@ -34,7 +34,6 @@ from roc_reference.sessions.fsio import (
     NotRegularFileError,
     atomic_write_at,
     exists_at,
-    fsync_dir,
     locked_at,
     open_dir_at,
     open_regular_at,
@@ -92,12 +91,28 @@ class FileSessionStore:
         return FileSessionManager(session_id, self, signing_key=signing_key, verify_keys=verify_keys)
 
     def create_session_dir(self, session_id: str) -> Path:
-        """The directory of ``session_id``, created (mode 0700) if missing."""
+        """The directory of ``session_id``, created (mode 0700) if missing.
+
+        A symbolic link (or anything but a directory) in its place is refused with ``SNAPSHOT_INVALID``
+        (ROC-SEC-007). A path is looked up again by every later call, so a caller that must not be
+        redirected by a swap made after this check works relative to a descriptor instead (see
+        ``FileSessionManager._no_symlinks``).
+        """
         directory = self.session_dir(session_id)
-        if not directory.is_dir():
-            self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
-            directory.mkdir(mode=0o700, exist_ok=True)
-            fsync_dir(self.root)
+        self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
+        root_fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.close(open_dir_at(directory.name, root_fd, create=True))
+        except OSError as exc:
+            link = exc.errno == errno.ELOOP
+            with contextlib.suppress(OSError):  # O_DIRECTORY fails first on a link to a directory (ENOTDIR)
+                link = link or stat.S_ISLNK(
+                    os.stat(directory.name, dir_fd=root_fd, follow_symlinks=False).st_mode
+                )
+            what = "a symbolic link" if link else "not a directory"
+            raise _corrupt(session_id, f"the session directory is {what}") from None
+        finally:
+            os.close(root_fd)
         return directory
 
 
