@@ -18,13 +18,14 @@ from typing import Any
 
 from . import SPEC_VERSION
 from .errors import InterruptPendingError, InvalidResumeError, SnapshotInvalidError
-from .executors import Executor, SequentialExecutor
+from .executors import Executor, RunOne, SequentialExecutor, ToolOutcome
 from .hooks import AfterInvocationEvent, BeforeInvocationEvent, HookProvider, HookRegistry, MessageAddedEvent
 from .integrity import sign
 from .interrupts import AnswerBook, InterruptState, RaisePoint, StoredInterrupt, UnitRun
 from .loop import Loop
 from .models import Model
 from .session_api import SessionManager
+from .sessions.claims import ledger_for
 from .snapshot import SCHEMA_VERSION, Snapshot, now_rfc3339, parse_snapshot
 from .state import AgentState
 from .tools import Tool, ToolCaller, ToolContext
@@ -107,6 +108,10 @@ class Agent:
         self._resume_guard = resume_guard
         self._max_resume_blocks = max_resume_blocks
         self._lock = threading.RLock()
+        # ROC-SESSION-018: the claim of the invocation in flight (file stores only; see sessions.claims)
+        self._ledger = ledger_for(session)
+        self._claimed_batch: frozenset[str] = frozenset()  # tool uses pending when the claim was taken
+        self._claimed_ran = False  # a tool of that batch completed in this invocation
         if session is not None:
             doc = session.load()
             if doc is not None:
@@ -159,34 +164,95 @@ class Agent:
                     answered, [InterruptResponse(interrupt_id=i, response=r) for i, r in answers]
                 )
             user_message = None if self._interrupts.activated else _prompt_message(prompt)
-            self._save()  # ROC-SESSION-011, ROC-SESSION-012: claim first
-            saved = self._capture()
+            claim_input: dict[str, Any] = (
+                {"answers": [[i, r] for i, r in answers]}
+                if user_message is None
+                else {"prompt": user_message.to_json()}
+            )
+            self._claim(claim_input)  # ROC-SESSION-011, ROC-SESSION-012, ROC-SESSION-018: claim first
+            return self._run(answers, user_message, [])
+
+    def recover(self) -> AgentResult | None:
+        """Finish an invocation whose claimant ended without completing it (ROC-SESSION-021).
+
+        The explicit recovery of a session whose invocation died (killed process) or could not save its
+        outcome (full disk): take over the stale claim, reload the claimed revision, and run the claimed
+        invocation again with the input it recorded (the same answers or prompt). Tool results the claim
+        recorded are preserved and never run again (ROC-SESSION-020); a tool that was running when the
+        claimant died has no recorded result and runs again from its start, as any interrupted unit does
+        on resume (spec 3.3). Returns ``None`` when no claim stands; raises SESSION_CONFLICT while
+        the claimant still runs.
+        """
+        with self._lock:
+            ledger = self._ledger
+            if ledger is None or self._session is None:
+                raise ValueError("recover() needs an agent bound to a file session store")
+            with ledger.guard():
+                record = ledger.take_over()
+                if record is None:
+                    return None
+                try:
+                    doc = self._session.load()
+                    keys = self._integrity_keys
+                    snapshot = None if doc is None else parse_snapshot(doc, integrity_keys=keys)
+                    if snapshot is None or snapshot.revision != record.get("revision"):
+                        # The claimant's end save committed; only the removal of its claim was lost.
+                        ledger.release()
+                        if snapshot is not None:
+                            self._apply(snapshot)
+                            self._stored_revision = snapshot.revision
+                        return None
+                    self._apply(snapshot)
+                    self._stored_revision = snapshot.revision
+                    claim_input = record.get("input") or {}
+                    answers = [(str(i), r) for i, r in claim_input.get("answers", [])]
+                    prompt = claim_input.get("prompt")
+                    user_message = None if prompt is None else Message.model_validate(prompt)
+                    recorded = [ToolResult.model_validate(r) for r in record.get("results", [])]
+                except BaseException:
+                    ledger.abandon()
+                    raise
+            self._claimed_batch = self._pending_ids()
+            return self._run(answers, user_message, recorded)
+
+    def _run(
+        self, answers: list[tuple[str, Any]], user_message: Message | None, recorded: list[ToolResult]
+    ) -> AgentResult:
+        """The claimed part of an invocation: answers applied, the loop, the end save."""
+        saved = self._capture()
+        started = False
+        ending = False
+        try:
+            self._interrupts.apply_answers(answers)
+            self._preserve(recorded)  # ROC-SESSION-020: what the claim recorded never runs again
+            started = True
+            self.hooks.invoke(BeforeInvocationEvent(self))  # ROC-HOOK-001
+            if user_message is not None:
+                self._append(user_message)  # ROC-HOOK-004
+            result = self._loop().run()
             started = False
-            try:
-                self._interrupts.apply_answers(answers)
-                started = True
-                self.hooks.invoke(BeforeInvocationEvent(self))  # ROC-HOOK-001
-                if user_message is not None:
-                    self._append(user_message)  # ROC-HOOK-004
-                result = self._loop().run()
-                started = False
-                self.hooks.invoke(AfterInvocationEvent(self, result))  # ROC-HOOK-002
-                self._save()  # ROC-SESSION-013: interrupt boundary or completion
-            except BaseException as exc:
-                if started:  # ROC-HOOK-002: the pair brackets every invocation, also a failing one
-                    with contextlib.suppress(Exception):
-                        self.hooks.invoke(AfterInvocationEvent(self, None, exc))
-                self._reinstate(saved)  # ROC-ERR-006: a failed invocation leaves the agent as it was
-                raise
-            return result
+            self.hooks.invoke(AfterInvocationEvent(self, result))  # ROC-HOOK-002
+            ending = True
+            self._finish()  # ROC-SESSION-013, ROC-SESSION-019: interrupt boundary or completion
+        except BaseException as exc:
+            if started:  # ROC-HOOK-002: the pair brackets every invocation, also a failing one
+                with contextlib.suppress(Exception):
+                    self.hooks.invoke(AfterInvocationEvent(self, None, exc))
+            self._reinstate(saved)  # ROC-ERR-006: a failed invocation leaves the agent as it was
+            self._drop_claim(keep=ending or self._claimed_ran)
+            raise
+        return result
 
     def _loop(self) -> Loop:
+        executor = self.executor
+        if self._ledger is not None and self._ledger.holding and self._claimed_batch:
+            executor = _RecordingExecutor(self, executor)  # ROC-SESSION-020
         return Loop(
             agent=self,
             model=self.model,
             hooks=self.hooks,
             tools=self.tool_registry,
-            executor=self.executor,
+            executor=executor,
             interrupts=self._interrupts,
             messages=self._messages,
             append=self._append,
@@ -314,6 +380,75 @@ class Agent:
         self._session.save(self._snapshot_doc(revision), expected_revision=self._stored_revision)
         self._revision = self._stored_revision = revision
 
+    def _claim(self, claim_input: dict[str, Any]) -> None:
+        """The save before anything runs, as a claim on the stored revision (ROC-SESSION-018).
+
+        Under the claim mutex: refuse when another invocation holds (or held and never finished) the
+        revision this agent builds on, compare-and-set the next revision, and record the claim with its
+        input. Without the record, an agent loading the claimed revision saw an ordinary paused session and
+        ran the approved tool again; only its end save conflicted, after the tool had run.
+        """
+        self._claimed_ran = False
+        self._claimed_batch = self._pending_ids()
+        if self._ledger is None:
+            self._save()
+            return
+        with self._ledger.guard():
+            self._ledger.refuse_if_claimed(self._stored_revision)
+            self._save()
+            assert self._stored_revision is not None
+            self._ledger.acquire(self._stored_revision, claim_input)
+
+    def _finish(self) -> None:
+        """The end save; it ends the claim in the same critical section (ROC-SESSION-019)."""
+        if self._ledger is None:
+            self._save()
+            return
+        with self._ledger.guard():
+            self._save()
+            self._ledger.release()
+
+    def _drop_claim(self, *, keep: bool) -> None:
+        """After a failed invocation: keep the claim when a claimed tool ran or the end save failed.
+
+        Kept, the claim refuses every later invocation (SESSION_CONFLICT, ``live: false``) until
+        ``recover`` finishes it, so a retry cannot run a completed tool again (ROC-SESSION-020). When
+        nothing of the claimed batch ran, the claim is removed: the store holds the claimed revision, which
+        is the state the agent rolled back to, and a retry simply claims again.
+        """
+        ledger = self._ledger
+        if ledger is None or not ledger.holding:
+            return
+        if not keep:
+            with contextlib.suppress(Exception), ledger.guard():  # else it stays, recoverable
+                ledger.release()
+        ledger.abandon()
+
+    def _pending_ids(self) -> frozenset[str]:
+        pending = self._interrupts.pending if self._interrupts.activated else None
+        if pending is None:
+            return frozenset()
+        return frozenset(u.tool_use_id for u in pending.assistant_message.tool_uses())
+
+    def _preserve(self, recorded: list[ToolResult]) -> None:
+        """Add results a claim recorded to the pending batch's preserved results (ROC-TOOL-011)."""
+        pending = self._interrupts.pending
+        if not recorded or pending is None:
+            return
+        have = {r.tool_use_id for r in pending.completed_tool_results}
+        uses = {u.tool_use_id for u in pending.assistant_message.tool_uses()}
+        extra = [r for r in recorded if r.tool_use_id in uses and r.tool_use_id not in have]
+        self._interrupts.pending = pending.model_copy(
+            update={"completed_tool_results": [*pending.completed_tool_results, *extra]}
+        )
+
+    def _record(self, result: ToolResult) -> None:
+        """Called as each tool of the claimed batch completes, before the next step can lose it."""
+        if result.tool_use_id not in self._claimed_batch or self._ledger is None:
+            return
+        self._claimed_ran = True
+        self._ledger.record_result(result.to_json())
+
     def _capture(self) -> _Saved:
         return _Saved(list(self._messages), self.state.to_dict(), self._interrupts.copy())
 
@@ -321,6 +456,24 @@ class Agent:
         self._messages[:] = saved.messages
         self.state.replace(saved.state)
         self._interrupts = saved.interrupts
+
+
+class _RecordingExecutor:
+    """Wraps the agent's executor: each result of the claimed batch is recorded as the tool completes."""
+
+    def __init__(self, agent: Agent, inner: Executor) -> None:
+        self._agent = agent
+        self._inner = inner
+        self.name = inner.name
+
+    def run(self, tool_uses: Sequence[ToolUse], run_one: RunOne) -> list[ToolOutcome]:
+        def recorded(use: ToolUse) -> ToolOutcome:
+            outcome = run_one(use)
+            if outcome.result is not None:
+                self._agent._record(outcome.result)
+            return outcome
+
+        return self._inner.run(tool_uses, recorded)
 
 
 def _prompt_message(prompt: PromptInput) -> Message:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from roc_conformance import scenarios as sc
 from roc_conformance.canonical import canonical_bytes, snapshot_mac
 from roc_conformance.checks.base import CheckContext
 from roc_conformance.checks.snapshot_support import (
@@ -173,6 +174,130 @@ def check_session_store(ctx: CheckContext) -> None:
         if code != "SNAPSHOT_INVALID":
             wrong.setdefault(SEC_SESSION_ID, []).append(f"session id {bad_id[:20]!r}: {code or 'accepted'}")
     fail_if(wrong)
+
+
+SESSION_CLAIM = "ROC-SESSION-018"  # the opening save claims the revision; others conflict before running
+SESSION_CLAIM_ENDS = "ROC-SESSION-019"  # the claim ends with the end save (or a failure before a tool ran)
+SESSION_CLAIM_KEPT = "ROC-SESSION-020"  # a claimed tool completed, the invocation failed: the claim stays
+
+
+def _claim_scenario(executor: str) -> dict[str, Any]:
+    """One approval for a batch of two tools; the second one's BeforeToolCall raises one name from two
+    callbacks, so the approved invocation fails (DUPLICATE_INTERRUPT_NAME) after ``pay`` completed."""
+    return sc.agent_spec(
+        "claim",
+        executor=executor,
+        turns=[
+            sc.turn(sc.tool_use("t1", "pay", {"amount": 5}), sc.tool_use("t2", "check", {"n": 2})),
+            sc.turn(sc.text("done")),
+        ],
+        tools=[sc.tool("pay", sc.returns("paid")), sc.tool("check", sc.returns("checked"))],
+        hooks=[
+            sc.hook("BeforeTools", sc.interrupt("approve")),
+            sc.hook("BeforeToolCall", sc.interrupt("dup"), tool_name="check"),
+            sc.hook("BeforeToolCall", sc.interrupt("dup"), tool_name="check"),
+        ],
+    )
+
+
+def _paid(out: dict[str, Any]) -> int:
+    """How often the approved tool ``pay`` started in one reply's trace."""
+    trace = out.get("trace", [])
+    return sum(1 for e in trace if e.get("kind") == "tool_start" and e.get("toolUseId") == "t1")
+
+
+def check_session_claim(ctx: CheckContext) -> None:
+    """An approved batch runs once per stored revision, whoever loads it (ROC-SESSION-018, ROC-SESSION-020).
+
+    Through the harness a claim can be seen when it outlives its invocation: the approved invocation fails
+    (DUPLICATE_INTERRUPT_NAME) after the approved tool ``pay`` completed. The same agent retrying, and then
+    a new agent that loads the session as it now stands, must both get SESSION_CONFLICT and run nothing:
+    without a claim that records the batch as taken, each of them ran ``pay`` again.
+    """
+    import uuid
+
+    spec = {
+        **_claim_scenario(executor_of(ctx)),
+        "session": {"store": f"claim-{uuid.uuid4().hex[:8]}", "sessionId": "s1"},
+    }
+    a = ctx.client.create_agent(spec)
+    paused = ctx.client.invoke(a, {"prompt": "go"})
+    interrupts = (paused.get("result") or {}).get("interrupts") or []
+    if len(interrupts) != 1:
+        raise ConformanceViolation("ROC-HOOK-010", f"a BeforeTools interrupt gave {json.dumps(paused)[:400]}")
+    resume = {"interruptResponses": [{"interruptId": interrupts[0]["id"], "response": "y"}]}
+    failed = ctx.client.invoke(a, resume)
+    code = (failed.get("error") or {}).get("code")
+    if code != "DUPLICATE_INTERRUPT_NAME" or _paid(failed) != 1:
+        ctx.note(f"the approved invocation gave {code or 'a result'} after {_paid(failed)} runs of pay")
+        raise ConformanceViolation(
+            "ROC-HOOK-021",
+            f"two callbacks raising one name after an approved tool gave {json.dumps(failed)[:400]}",
+        )
+    wrong: dict[str, list[str]] = {}
+    retry = ctx.client.invoke(a, resume)
+    code = (retry.get("error") or {}).get("code")
+    if code != "SESSION_CONFLICT" or _ran(retry):
+        wrong.setdefault(SESSION_CLAIM_KEPT, []).append(
+            f"the same answer sent again after the failed invocation gave {code or 'a result'} and ran "
+            f"{_ran(retry) or 'nothing'} (pay ran {1 + _paid(retry)} times in all)"
+        )
+    b = ctx.client.create_agent(spec)  # loads what the store holds now
+    other = ctx.client.invoke(b, resume)
+    code = (other.get("error") or {}).get("code")
+    if code != "SESSION_CONFLICT" or _ran(other):
+        wrong.setdefault(SESSION_CLAIM, []).append(
+            f"an agent that loaded the session after the claim gave {code or 'a result'} and ran "
+            f"{_ran(other) or 'nothing'} (pay ran {_paid(other)} more times)"
+        )
+    _claim_ends(ctx, wrong)
+    fail_if(wrong)
+
+
+def _claim_ends(ctx: CheckContext, wrong: dict[str, list[str]]) -> None:
+    """ROC-SESSION-019: a completed invocation, and one that failed before a claimed tool completed, leave
+    no claim behind: an agent loading the session afterwards runs its prompt."""
+    import uuid
+
+    base = two_tool_scenario(agent_id="claim-ends", executor=executor_of(ctx))
+    spec = {**base, "session": {"store": f"claim-ends-{uuid.uuid4().hex[:8]}", "sessionId": "s1"}}
+    a = ctx.client.create_agent(spec)
+    paused = ctx.client.invoke(a, {"prompt": "go"})
+    interrupts = (paused.get("result") or {}).get("interrupts") or []
+    answers = [{"interruptId": i["id"], "response": "y"} for i in interrupts]
+    done = ctx.client.invoke(a, {"interruptResponses": answers})
+    if "result" not in done:
+        ctx.note(f"the resume gave {json.dumps(done)[:300]}: the end of a claim not checked")
+        return
+    b = ctx.client.create_agent(spec)
+    later = ctx.client.invoke(b, {"prompt": "later"})
+    if "result" not in later:
+        code = (later.get("error") or {}).get("code")
+        wrong.setdefault(SESSION_CLAIM_ENDS, []).append(
+            f"after a completed invocation, an agent that loaded the session got {code or 'no result'}"
+        )
+    failing = {
+        **sc.agent_spec(
+            "claim-ends-failing",
+            executor=executor_of(ctx),
+            turns=[sc.turn(sc.tool_use("t1", "x")), sc.turn(sc.text("end"))],
+            tools=[sc.tool("x", sc.returns("ran"))],
+            hooks=[sc.hook("BeforeToolCall", sc.interrupt("n")) for _ in range(2)],
+        ),
+        "session": {"store": f"claim-fails-{uuid.uuid4().hex[:8]}", "sessionId": "s1"},
+    }
+    c = ctx.client.create_agent(failing)
+    first = ctx.client.invoke(c, {"prompt": "go"})
+    if (first.get("error") or {}).get("code") != "DUPLICATE_INTERRUPT_NAME":
+        return  # ROC-HOOK-021 is judged elsewhere
+    d = ctx.client.create_agent(failing)
+    again = ctx.client.invoke(d, {"prompt": "go"})
+    code = (again.get("error") or {}).get("code")
+    if code != "DUPLICATE_INTERRUPT_NAME":
+        wrong.setdefault(SESSION_CLAIM_ENDS, []).append(
+            "after an invocation that failed before any claimed tool ran, an agent that loaded the session "
+            f"got {code or 'a result'} instead of running its prompt (and failing the same way)"
+        )
 
 
 # Ids outside ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$ (ROC-SEC-006), one per way a store's own test can miss:

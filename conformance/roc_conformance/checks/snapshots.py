@@ -15,6 +15,7 @@ from roc_conformance import scenarios as sc
 from roc_conformance.canonical import canonical_bytes, input_digest, snapshot_mac
 from roc_conformance.checks.base import Check, CheckContext, Finding
 from roc_conformance.checks.sessions import (
+    check_session_claim,
     check_session_round_trip,
     check_session_store,
     check_stored_integrity,
@@ -649,6 +650,12 @@ _SNAPSHOT_CHECKS: tuple[tuple[str, tuple[str, ...], Callable[[CheckContext], Non
         ("core", "sessions"),
     ),
     (
+        "explicit:session-claim",
+        ("ROC-SESSION-018", "ROC-SESSION-019", "ROC-SESSION-020"),
+        check_session_claim,
+        ("core", "sessions"),
+    ),
+    (
         "explicit:integrity",
         (SEC_SIGN, SEC_VERIFY, SEC_ORDER, VER_FROZEN_INVALID),
         check_integrity,
@@ -714,6 +721,7 @@ def check_portable_to_peer(ctx: CheckContext) -> None:
 # Checks that need an optional adapter feature (the requirements they verify are conditional on it).
 _CAPABILITIES: dict[str, tuple[str, ...]] = {
     "explicit:session-store": ("session-store",),
+    "explicit:session-claim": ("session-store",),
     "explicit:integrity": ("snapshot-integrity",),
 }
 

@@ -1,0 +1,235 @@
+"""An approved batch runs exactly once, whatever the number of processes resuming it and whatever dies.
+
+- N processes (2, 5, 20) load one paused session and answer it, their loads spread over the winner's run
+  (some load before its claim, some after it, while its tools run): in every round each tool ran exactly
+  once, in one process, and every other process got SESSION_CONFLICT without running anything.
+  ``ROC_STRESS=1`` runs 200 rounds of each size instead of the default count.
+- kill -9 of the winner while its second tool runs: the stale claim refuses a plain resume, ``recover``
+  finishes the batch, the first tool (completed, recorded) never runs again.
+- the end save fails (full disk) after the tools ran: a retry gets SESSION_CONFLICT and runs nothing;
+  ``recover`` finishes without running a tool again.
+
+Every bound is a count; timeouts are safety nets only.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from claimapp import answers, build, executions
+from roc_reference import BeforeToolCallEvent
+from roc_reference.errors import SessionConflictError
+from roc_reference.sessions import FileSessionManager, FileSessionStore
+
+APP = Path(__file__).with_name("claimapp.py")
+STRESS = os.environ.get("ROC_STRESS") == "1"
+SAFETY = 120.0
+
+
+def _pause(root: Path) -> list[str]:
+    root.mkdir()
+    result = build(root)("pay")
+    assert result.stop_reason == "interrupt"
+    assert len(result.interrupts) == 1
+    return [i.id for i in result.interrupts]
+
+
+def _ran(root: Path) -> dict[str, list[int]]:
+    """pids per (event, amount)."""
+    out: dict[str, list[int]] = {}
+    for e in executions(root):
+        out.setdefault(f"{e['event']}:{e['amount']}", []).append(e["pid"])
+    return out
+
+
+def _readline(proc: subprocess.Popen[str]) -> str:
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    assert line, f"worker {proc.pid} ended early (rc={proc.poll()})"
+    return line
+
+
+@pytest.mark.slow
+@pytest.mark.req("ROC-SESSION-018", "ROC-SESSION-010", "ROC-SESSION-012")
+@pytest.mark.parametrize(("n", "rounds"), [(2, 20), (5, 20), (20, 3)])
+def test_concurrent_resumers_run_the_batch_exactly_once(tmp_path: Path, n: int, rounds: int) -> None:
+    rounds = 200 if STRESS else rounds
+    workers = [
+        subprocess.Popen(
+            [sys.executable, str(APP), "race-worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(n)
+    ]
+    # Loads spread over about the winner's tool time, so losers meet the claim both ways: by the revision
+    # compare-and-set (loaded before the claim) and by the claim record (loaded after it, while the tools
+    # run). A loser that loads after the winner finished sees no interrupt: NOT_INTERRUPTED, also nothing run.
+    spread = 2 * 0.03
+    tally = {"rounds": 0, "tool_runs": 0, "conflicts": 0, "by_claim": 0, "after_end": 0}
+    try:
+        for round_ in range(rounds):
+            root = tmp_path / f"round{round_}"
+            ids = _pause(root)
+            go = root / "go"
+            for k, worker in enumerate(workers):
+                assert worker.stdin is not None
+                job = {"root": str(root), "go": str(go), "delay": spread * k / max(n - 1, 1), "ids": ids}
+                worker.stdin.write(json.dumps(job) + "\n")
+                worker.stdin.flush()
+            for worker in workers:
+                assert _readline(worker) == "ready\n"
+            go.touch()
+            replies = [json.loads(_readline(w)) for w in workers]
+
+            winners = [r for r in replies if "result" in r]
+            losers = [r for r in replies if "error" in r]
+            ran = _ran(root)
+            assert len(winners) == 1, (round_, replies)
+            assert winners[0]["result"]["stopReason"] == "end_turn"
+            # Each approved tool started and completed exactly once, in the winner.
+            winner = winners[0]["pid"]
+            assert ran == {"start:5": [winner], "end:5": [winner], "start:7": [winner], "end:7": [winner]}
+            for loser in losers:
+                assert loser["error"]["code"] in ("SESSION_CONFLICT", "NOT_INTERRUPTED"), (round_, loser)
+            tally["rounds"] += 1
+            tally["tool_runs"] += len(ran["start:5"]) + len(ran["start:7"])
+            tally["conflicts"] += sum(r["error"]["code"] == "SESSION_CONFLICT" for r in losers)
+            tally["after_end"] += sum(r["error"]["code"] == "NOT_INTERRUPTED" for r in losers)
+            tally["by_claim"] += sum("claimedRevision" in (r["error"].get("details") or {}) for r in losers)
+    finally:
+        for worker in workers:
+            assert worker.stdin is not None
+            worker.stdin.close()
+        for worker in workers:
+            worker.wait(timeout=SAFETY)
+    print(f"\nN={n} {tally}")
+    assert tally["tool_runs"] == 2 * rounds
+
+
+@pytest.mark.slow
+@pytest.mark.req("ROC-SESSION-018", "ROC-SESSION-020", "ROC-SESSION-021")
+def test_kill_of_the_winner_mid_tool_recovers_without_running_a_completed_tool_again(tmp_path: Path) -> None:
+    root = tmp_path / "s"
+    _pause(root)
+    winner = subprocess.Popen(
+        [sys.executable, str(APP), "resume", str(root)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "CLAIMAPP_HOLD": "1"},
+    )
+    deadline = time.monotonic() + SAFETY
+    while "start:7" not in _ran(root):  # t1 completed, t2 is running
+        assert winner.poll() is None
+        assert time.monotonic() < deadline
+        time.sleep(0.005)
+    winner.send_signal(signal.SIGKILL)
+    winner.wait(timeout=SAFETY)
+    assert _ran(root) == {"start:5": [winner.pid], "end:5": [winner.pid], "start:7": [winner.pid]}
+
+    # A plain resume of the claimed revision runs nothing: the claim is stale, not gone.
+    agent = build(root)
+    with pytest.raises(SessionConflictError) as conflict:
+        agent(answers(agent))
+    assert (conflict.value.details or {}).get("live") is False
+    assert len(executions(root)) == 3
+
+    # The explicit recovery finishes the batch: t1's recorded result is kept, t2 runs again from its start.
+    result = agent.recover()
+    assert result is not None
+    assert result.stop_reason == "end_turn"
+    me = os.getpid()
+    assert _ran(root) == {
+        "start:5": [winner.pid],
+        "end:5": [winner.pid],
+        "start:7": [winner.pid, me],
+        "end:7": [me],
+    }
+    stored = FileSessionManager("claims", FileSessionStore(root)).load()
+    assert stored is not None
+    assert stored["interruptState"]["activated"] is False
+    results = [b["toolResult"] for b in stored["agent"]["messages"][-2]["content"]]
+    assert [(r["toolUseId"], r["status"]) for r in results] == [("t1", "success"), ("t2", "success")]
+    # Nothing is left to recover, and the session is usable again.
+    assert build(root).recover() is None
+    assert build(root)("more").stop_reason == "end_turn"
+    assert len(executions(root)) == 5
+
+
+@pytest.mark.req("ROC-SESSION-020", "ROC-SESSION-021")
+def test_a_failed_end_save_never_lets_a_retry_run_the_tools_again(tmp_path: Path) -> None:
+    root = tmp_path / "s"
+    _pause(root)
+    agent = build(root)
+    session = agent._session
+    assert isinstance(session, FileSessionManager)
+    real_save = session.save
+    calls: list[Any] = []
+
+    def full_disk_on_end_save(snapshot: Any, *, expected_revision: int | None) -> None:
+        calls.append(expected_revision)
+        if len(calls) == 2:  # the claim save goes through, the end save meets a full disk
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real_save(snapshot, expected_revision=expected_revision)
+
+    session.save = full_disk_on_end_save  # type: ignore[method-assign]
+    reply = answers(agent)
+    with pytest.raises(OSError, match="No space left"):
+        agent(reply)
+    assert len(_ran(root)["end:5"]) == 1
+    assert len(_ran(root)["end:7"]) == 1
+    assert agent.is_interrupted  # rolled back to the claimed revision
+
+    # The same agent retrying, and a fresh one, are refused before anything runs.
+    with pytest.raises(SessionConflictError):
+        agent(reply)
+    other = build(root)
+    with pytest.raises(SessionConflictError):
+        other(answers(other))
+    assert len(executions(root)) == 4
+
+    # Recovery completes the invocation from the recorded results: no tool runs again.
+    result = other.recover()
+    assert result is not None
+    assert result.stop_reason == "end_turn"
+    assert len(executions(root)) == 4
+    stored = FileSessionManager("claims", FileSessionStore(root)).load()
+    assert stored is not None
+    assert stored["interruptState"]["activated"] is False
+    assert stored["agent"]["messages"][-1] == result.message.to_json()
+
+
+@pytest.mark.req("ROC-SESSION-018")
+def test_an_agent_loaded_after_the_claim_is_refused_before_running(tmp_path: Path) -> None:
+    """In one process, deterministic: the second agent loads while the first one's tool runs."""
+    root = tmp_path / "s"
+    _pause(root)
+    first = build(root)
+    seen: list[Any] = []
+
+    def load_during_the_tool(event: Any) -> None:
+        if event.tool_use.tool_use_id == "t1" and not seen:
+            late = build(root)  # loads the claimed revision
+            try:
+                late(answers(late))
+            except SessionConflictError as exc:
+                seen.append(exc.details)
+            else:
+                seen.append("ran")
+
+    first.hooks.add_callback(BeforeToolCallEvent, load_during_the_tool)
+    assert first(answers(first)).stop_reason == "end_turn"
+    assert len(seen) == 1, seen
+    assert isinstance(seen[0], dict), seen
+    assert seen[0]["live"] is True, seen
+    assert len(executions(root)) == 4  # t1 and t2, once each, start and end
