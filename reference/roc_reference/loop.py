@@ -82,7 +82,7 @@ class Loop:
                     stop = "end_turn" if turn.stop_reason == "tool_use" else turn.stop_reason
                     # The caller gets copies: nothing it holds aliases the history (spec 10.2).
                     return AgentResult(stop_reason=stop, message=turn.message.model_copy(deep=True))
-                pending = PendingToolExecution(assistant_message=turn.message)
+                pending = PendingToolExecution(assistant_message=turn.message, completed_tool_results=[])
             outcome = self.run_cycle(pending)
             if outcome.interrupts:
                 # ROC-STOP-001, ROC-STOP-004: an unanswered interrupt ends the invocation; no model call.

@@ -148,11 +148,24 @@ def parse_snapshot(
         verify(doc, integrity_keys)
     if minor > KNOWN_MINOR:  # ROC-VER-007: a later minor may add members; read what 1.0 defines
         doc = _known_members(doc, _SNAPSHOT_SHAPE)
+    null = _explicit_null(doc, _SNAPSHOT_SHAPE, "")
+    if null is not None:  # ROC-SNAP-009: the models read null as absent; the schema refuses it
+        raise SnapshotInvalidError(f"malformed snapshot: {null} is null", details={"path": null})
+    revision = doc.get("revision")
+    if isinstance(revision, float) and revision.is_integer():
+        # ROC-SNAP-009: JSON has one number type; the schema's "integer" includes 3.0, so the loader does too.
+        doc = {**doc, "revision": int(revision)}
     try:
         snapshot = Snapshot.model_validate(doc, strict=True)  # JSON types as written: no "3" for 3
     except ValidationError as exc:
         message = f"malformed snapshot: {exc.errors()[0]['msg']}"
         raise SnapshotInvalidError(message, details=_where(exc)) from exc
+    pending = snapshot.interrupt_state.pending_tool_execution
+    stored = [*snapshot.agent.messages, *([pending.assistant_message] if pending is not None else [])]
+    if any(not message.content for message in stored):
+        # ROC-SNAP-009: the schema's minItems. Not a model rule: the runtime builds an empty result message
+        # for the AfterTools event of a cycle in which every tool interrupted, and never stores it.
+        raise SnapshotInvalidError("malformed snapshot: a stored message has no content")
     _check_consistency(doc, snapshot)
     return snapshot
 
@@ -279,6 +292,32 @@ _SNAPSHOT_SHAPE: dict[str, Any] = {
     },
     "integrity": {"alg": None, "keyId": None, "mac": None},
 }
+
+
+# Members whose value may be null in the schema; every other member of the format is absent or not null.
+_NULL_ALLOWED = frozenset({"pendingToolExecution", "json", "input"})
+
+
+def _explicit_null(value: Any, shape: Any, path: str) -> str | None:
+    """The path of the first member of the 1.0 format that is null where the schema does not allow it.
+
+    Follows ``_SNAPSHOT_SHAPE`` only (a few fixed levels), never into free JSON values.
+    """
+    if isinstance(shape, list) and isinstance(value, list):
+        for index, item in enumerate(value):
+            found = _explicit_null(item, shape[0], f"{path}/{index}")
+            if found is not None:
+                return found
+    elif isinstance(shape, dict) and isinstance(value, dict):
+        for key, member in value.items():
+            if key not in shape:
+                continue
+            if member is None and key not in _NULL_ALLOWED:
+                return f"{path}/{key}"
+            found = _explicit_null(member, shape[key], f"{path}/{key}")
+            if found is not None:
+                return found
+    return None
 
 
 def _known_members(value: Any, shape: Any) -> Any:

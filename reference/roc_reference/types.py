@@ -245,7 +245,7 @@ class ToolUse(RocModel):
     """
 
     tool_use_id: str = Field(min_length=1)
-    name: str
+    name: str = Field(min_length=1)  # as in the schema (ROC-SNAP-009)
     input: Any
 
     @classmethod
@@ -308,7 +308,7 @@ class Message(RocModel):
     _omit_if_none = frozenset({"metadata"})
 
     role: Role
-    content: list[ContentBlock]
+    content: list[ContentBlock]  # a stored message has at least one block: a loader rule (snapshot.py)
     metadata: dict[str, Any] | None = None
 
     @field_validator("metadata", mode="before")
@@ -352,9 +352,23 @@ class InterruptSource(RocModel):
     _omit_if_none = frozenset({"toolUseId", "toolName", "nodeId"})
 
     kind: InterruptSourceKind
-    tool_use_id: str | None = None
-    tool_name: str | None = None
-    node_id: str | None = None
+    tool_use_id: str | None = Field(default=None, min_length=1)
+    tool_name: str | None = Field(default=None, min_length=1)
+    node_id: str | None = Field(default=None, min_length=1)
+
+    @model_validator(mode="after")
+    def _members_of_its_kind(self) -> InterruptSource:
+        # ROC-MODEL-003, as the schema states it: tool-bound kinds name their tool use and tool, a batch
+        # interrupt names neither, the reserved kinds carry what their profile needs.
+        if self.kind in ("tool", "before_tool_call") and (self.tool_use_id is None or self.tool_name is None):
+            raise ValueError(f"a {self.kind} source names its toolUseId and toolName")
+        if self.kind == "agent_as_tool" and self.tool_use_id is None:
+            raise ValueError("an agent_as_tool source names its toolUseId")
+        if self.kind == "before_tools" and (self.tool_use_id is not None or self.tool_name is not None):
+            raise ValueError("a before_tools source names no tool")
+        if self.kind == "before_node_call" and self.node_id is None:
+            raise ValueError("a before_node_call source names its nodeId")
+        return self
 
 
 class Interrupt(RocModel):
@@ -430,4 +444,4 @@ class PendingToolExecution(RocModel):
     """The tool cycle in flight while interrupted: its assistant message and the results already completed."""
 
     assistant_message: Message
-    completed_tool_results: list[ToolResult] = Field(default_factory=list)
+    completed_tool_results: list[ToolResult]  # required, as in the schema (ROC-SNAP-009)
