@@ -2,9 +2,10 @@
 
 An invocation is a transaction. Its input is validated first (a rejected input raises a RocError and
 changes nothing). Then, with a session, the agent claims the session (compare-and-set on the revision,
-so a concurrent resumer fails with SESSION_CONFLICT before running anything), runs the loop, and saves
-again at the interrupt boundary or when the invocation completes. If anything fails after the claim,
-the agent returns to the state it claimed with.
+and with a file store a claim record that marks the revision as taken, so any other resumer fails with
+SESSION_CONFLICT before running anything; ``sessions.claims``), runs the loop, and saves again at the
+interrupt boundary or when the invocation completes. If anything fails after the claim, the agent returns
+to the state it claimed with; the claim stays when a tool of the claimed batch completed (``recover``).
 """
 
 from __future__ import annotations
