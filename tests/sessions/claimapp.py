@@ -26,6 +26,7 @@ from typing import Any
 
 from roc_reference import Agent, BeforeToolsEvent, HookRegistry, ScriptedModel, tool
 from roc_reference.errors import RocError
+from roc_reference.executors import Executor
 from roc_reference.sessions import FileSessionManager, FileSessionStore
 
 SESSION_ID = "claims"
@@ -58,7 +59,7 @@ def _log(root: Path, event: str, amount: int) -> None:
         os.fsync(f.fileno())
 
 
-def build(root: Path) -> Agent:
+def build(root: Path, executor: Executor | None = None) -> Agent:
     @tool
     def transfer(amount: int) -> int:
         _log(root, "start", amount)
@@ -72,6 +73,7 @@ def build(root: Path) -> Agent:
         ScriptedModel(TURNS),
         tools=[transfer],
         hooks=[Approval()],
+        executor=executor,
         session=FileSessionManager(SESSION_ID, FileSessionStore(root)),
     )
 

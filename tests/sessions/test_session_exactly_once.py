@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 from claimapp import answers, build, executions
-from roc_reference import BeforeToolCallEvent
+from roc_reference import BeforeToolCallEvent, ConcurrentExecutor, SequentialExecutor
 from roc_reference.errors import SessionConflictError
 from roc_reference.sessions import FileSessionManager, FileSessionStore
 
@@ -167,10 +167,11 @@ def test_kill_of_the_winner_mid_tool_recovers_without_running_a_completed_tool_a
 
 
 @pytest.mark.req("ROC-SESSION-020", "ROC-SESSION-021")
-def test_a_failed_end_save_never_lets_a_retry_run_the_tools_again(tmp_path: Path) -> None:
+@pytest.mark.parametrize("executor", [SequentialExecutor, ConcurrentExecutor])
+def test_a_failed_end_save_never_lets_a_retry_run_the_tools_again(tmp_path: Path, executor: type) -> None:
     root = tmp_path / "s"
     _pause(root)
-    agent = build(root)
+    agent = build(root, executor())
     session = agent._session
     assert isinstance(session, FileSessionManager)
     real_save = session.save
@@ -233,3 +234,77 @@ def test_an_agent_loaded_after_the_claim_is_refused_before_running(tmp_path: Pat
     assert isinstance(seen[0], dict), seen
     assert seen[0]["live"] is True, seen
     assert len(executions(root)) == 4  # t1 and t2, once each, start and end
+
+
+@pytest.mark.req("ROC-SESSION-021")
+def test_recovery_of_a_live_claim_conflicts(tmp_path: Path) -> None:
+    root = tmp_path / "s"
+    _pause(root)
+    first = build(root)
+    seen: list[Any] = []
+
+    def recover_during_the_tool(event: Any) -> None:
+        if event.tool_use.tool_use_id == "t1" and not seen:
+            try:
+                build(root).recover()
+            except SessionConflictError as exc:
+                seen.append(exc.details)
+            else:
+                seen.append("taken over")
+
+    first.hooks.add_callback(BeforeToolCallEvent, recover_during_the_tool)
+    assert first(answers(first)).stop_reason == "end_turn"
+    assert seen == [{"sessionId": "claims", "live": True}]
+    assert len(executions(root)) == 4
+
+
+@pytest.mark.req("ROC-SESSION-019", "ROC-SESSION-021")
+def test_a_claim_left_behind_by_a_committed_end_save_is_dropped(tmp_path: Path) -> None:
+    """The claimant died after its end save committed and before it removed its claim: nothing to recover."""
+    root = tmp_path / "s"
+    _pause(root)
+    first = build(root)
+    claim_file = root / "claims" / "claim.json"
+    left: list[bytes] = []
+
+    def keep_a_copy(event: Any) -> None:
+        if not left:
+            left.append(claim_file.read_bytes())
+
+    first.hooks.add_callback(BeforeToolCallEvent, keep_a_copy)
+    assert first(answers(first)).stop_reason == "end_turn"
+    assert not claim_file.exists()
+    claim_file.write_bytes(left[0])  # as if the removal was lost
+    assert build(root).recover() is None
+    assert not claim_file.exists()
+    claim_file.write_bytes(left[0])
+    assert build(root)("more").stop_reason == "end_turn"  # an invocation drops it too
+    assert len(executions(root)) == 4  # t1 and t2 once; "more" runs no tool
+
+
+@pytest.mark.req("ROC-SESSION-020")
+def test_a_result_that_cannot_be_recorded_stops_the_invocation_and_keeps_the_claim(tmp_path: Path) -> None:
+    """The full disk strikes when t1's result is recorded: the failure reaches the caller at once, t2 does
+    not start, and no retry runs anything; only the explicit recovery runs t1 again (it has no record)."""
+    root = tmp_path / "s"
+    _pause(root)
+    agent = build(root)
+    ledger = agent._ledger
+    assert ledger is not None
+
+    def full_disk(result: Any) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    ledger.record_result = full_disk  # type: ignore[method-assign]
+    reply = answers(agent)
+    with pytest.raises(OSError, match="No space left"):
+        agent(reply)
+    assert _ran(root) == {"start:5": [os.getpid()], "end:5": [os.getpid()]}
+    other = build(root)
+    with pytest.raises(SessionConflictError):
+        other(answers(other))
+    result = other.recover()
+    assert result is not None
+    assert result.stop_reason == "end_turn"
+    assert len(_ran(root)["end:5"]) == 2  # documented: an unrecorded result is not known to the recovery
+    assert len(_ran(root)["end:7"]) == 1
