@@ -12,6 +12,7 @@ from typing import Any
 from roc_conformance import scenarios as sc
 from roc_conformance.canonical import canonical_bytes
 from roc_conformance.checks.base import Check, CheckContext
+from roc_conformance.checks.limits import limit_checks
 from roc_conformance.checks.resume_shape import resume_shape_checks
 from roc_conformance.checks.snapshots import snapshot_checks
 from roc_conformance.client import CAPABILITIES
@@ -488,6 +489,7 @@ def explicit_checks() -> list[Check]:
     ]
     checks.extend(snapshot_checks())
     checks.extend(resume_shape_checks())
+    checks.extend(limit_checks())
     return checks
 
 

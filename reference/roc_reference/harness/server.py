@@ -225,11 +225,9 @@ class HarnessServicer(hgrpc.HarnessServiceServicer):
         except JsonMappingError as exc:
             return hpb.RestoreAgentResponse(harness_error=_harness_error(f"bad scenario: {exc}"))
         try:
-            snapshot: Any = json.loads(request.snapshot_json)
-        except json.JSONDecodeError:
-            snapshot = request.snapshot_json  # not JSON: let the runtime refuse it (SNAPSHOT_INVALID)
-        try:
-            built = restore_agent(snapshot, spec, request.model_turn_offset)
+            # The text as sent: the runtime parses it with its own limits (ROC-SEC-014), so a hostile
+            # document is its SNAPSHOT_INVALID, never the adapter's crash.
+            built = restore_agent(request.snapshot_json, spec, request.model_turn_offset)
         except RocError as exc:
             return hpb.RestoreAgentResponse(error=_roc_error(exc))
         except ScenarioError as exc:

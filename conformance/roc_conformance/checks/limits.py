@@ -1,0 +1,145 @@
+"""The limits of what an implementation accepts (spec 10.6): every accepted value fits in a snapshot.
+
+Through the harness only the size limits of answers and reasons can be sent: protobuf refuses deep nesting on
+its own (its recursion limit is below the 64 levels of a JSON value), cannot carry a lone surrogate, and
+carries numbers as doubles. Snapshots travel as JSON text, so the loader's limits are all sent as they are.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from roc_conformance import scenarios as sc
+from roc_conformance.checks.base import Check, CheckContext
+from roc_conformance.checks.snapshot_support import (
+    executor_of,
+    fail_if,
+    interrupt_first,
+    take_snapshot,
+    two_tool_scenario,
+)
+
+ANSWER_LIMIT = "ROC-SEC-011"
+REASON_LIMIT = "ROC-SEC-012"
+RESUME_LIMIT = "ROC-SEC-013"
+LOADER_LIMITS = "ROC-SEC-014"
+LOADER_TIMES = "ROC-SEC-015"
+DIGEST_CHECKED = "ROC-SEC-017"
+NOTHING_RUNS = "ROC-RESUME-011"
+
+OVER_VALUE = "x" * (256 * 1024 + 1)  # one byte over the canonical size of an answer or a reason
+QUARTER = "x" * (250 * 1024)  # under the per-answer limit; five of them are over the per-input limit
+
+
+def _code(out: dict[str, Any]) -> str | None:
+    return (out.get("error") or {}).get("code") if isinstance(out.get("error"), dict) else None
+
+
+def _ran(out: dict[str, Any]) -> list[str]:
+    return [
+        str(e.get("kind")) for e in out.get("trace") or [] if e.get("kind") in ("tool_start", "model_call")
+    ]
+
+
+def check_value_limits(ctx: CheckContext) -> None:
+    """An answer over 256 KiB is INVALID_RESPONSE, a resume over 1 MiB is INVALID_RESUME, a reason over
+    256 KiB fails the raise with INVALID_REASON; nothing runs, and the real answer is still taken."""
+    wrong: dict[str, list[str]] = {}
+    spec = sc.one_question("limits", executor=sc.executor_for(ctx.profiles))
+    agent, out = interrupt_first(ctx, spec)
+    iid = out["result"]["interrupts"][0]["id"]
+    cases = [
+        (
+            ANSWER_LIMIT,
+            "an answer of 256 KiB + 1",
+            [{"interruptId": iid, "response": OVER_VALUE}],
+            "INVALID_RESPONSE",
+        ),
+        (
+            RESUME_LIMIT,
+            "five answers of 250 KiB (to unknown ids)",
+            [{"interruptId": f"{iid}-{n}", "response": QUARTER} for n in range(5)],
+            "INVALID_RESUME",
+        ),
+    ]
+    for rid, label, bodies, code in cases:
+        got = ctx.client.invoke(agent, {"interruptResponses": bodies})
+        if _code(got) != code:
+            wrong.setdefault(rid, []).append(f"{label}: {_code(got) or 'accepted'}, expected {code}")
+        elif _ran(got):
+            wrong.setdefault(NOTHING_RUNS, []).append(f"{label}: refused, yet {_ran(got)} ran")
+    final = ctx.client.invoke(agent, {"interruptResponses": [{"interruptId": iid, "response": "y"}]})
+    if (final.get("result") or {}).get("stopReason") != "end_turn":
+        wrong.setdefault(ANSWER_LIMIT, []).append(f"after the refusals the real answer gave {final}")
+    raising = sc.one_question("limits-reason", executor=sc.executor_for(ctx.profiles), reason=OVER_VALUE)
+    got = ctx.client.invoke(ctx.client.create_agent(raising), {"prompt": "go"})
+    if _code(got) != "INVALID_REASON":
+        wrong.setdefault(REASON_LIMIT, []).append(f"a reason of 256 KiB + 1: {_code(got) or 'accepted'}")
+    fail_if(wrong)
+
+
+def _deep(levels: int) -> Any:
+    value: Any = "leaf"
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+def check_snapshot_limits(ctx: CheckContext) -> None:
+    """Copies of the implementation's own snapshot, each over one limit, are refused with SNAPSHOT_INVALID
+    (and nothing else, whatever the input); so is a pending tool input changed after its digest was taken."""
+    spec = two_tool_scenario(executor=executor_of(ctx))
+    agent, _ = interrupt_first(ctx, spec)
+    good = take_snapshot(ctx, agent)
+    wrong: dict[str, list[str]] = {}
+    deep_state = copy.deepcopy(good)
+    deep_state["agent"]["state"]["deep"] = _deep(130)
+    big_reason = copy.deepcopy(good)
+    big_reason["interruptState"]["interrupts"][0]["reason"] = OVER_VALUE
+    bad_expiry = copy.deepcopy(good)
+    bad_expiry["interruptState"]["interrupts"][0]["expiresAt"] = "2026-13-01T00:00:00Z"
+    no_zone = copy.deepcopy(good)
+    no_zone["createdAt"] = "2026-12-01T10:00:00"
+    edited = copy.deepcopy(good)
+    for block in edited["interruptState"]["pendingToolExecution"]["assistantMessage"]["content"]:
+        if "toolUse" in block and block["toolUse"]["toolUseId"] == "t1":
+            block["toolUse"]["input"] = {"edited": "after the stop"}
+    cases: list[tuple[str, str, dict[str, Any] | str]] = [
+        (LOADER_LIMITS, "a state value 130 deep", deep_state),
+        (LOADER_LIMITS, "a reason of 256 KiB + 1", big_reason),
+        (LOADER_LIMITS, "JSON text 100,000 arrays deep", "[" * 100_000 + "]" * 100_000),
+        (
+            LOADER_LIMITS,
+            "an integer of 5,000 digits",
+            '{"schemaVersion": "1.0", "revision": ' + "9" * 5000 + "}",
+        ),
+        (LOADER_TIMES, "expiresAt in month 13", bad_expiry),
+        (LOADER_TIMES, "createdAt without a time zone", no_zone),
+        (DIGEST_CHECKED, "the pending tool input changed, its digest kept", edited),
+    ]
+    for rid, label, doc in cases:
+        out = ctx.client.restore_agent(doc, spec, model_turn_offset=1)
+        code = _code(out)
+        if code != "SNAPSHOT_INVALID":
+            wrong.setdefault(rid, []).append(f"{label}: {code or ('accepted' if 'agent' in out else out)}")
+    fail_if(wrong)
+
+
+def limit_checks() -> list[Check]:
+    return [
+        Check(
+            name="explicit:value-limits",
+            requirements=(ANSWER_LIMIT, RESUME_LIMIT, REASON_LIMIT, NOTHING_RUNS),
+            run=check_value_limits,
+            profiles=("core",),
+            description="answers, resume inputs and reasons over the size limits of 10.6 are refused",
+        ),
+        Check(
+            name="explicit:snapshot-limits",
+            requirements=(LOADER_LIMITS, LOADER_TIMES, DIGEST_CHECKED),
+            run=check_snapshot_limits,
+            profiles=("sessions",),
+            description="snapshots over the limits of 10.6, with bad times or an edited pending input",
+        ),
+    ]
