@@ -272,3 +272,25 @@ def test_saving_a_value_too_deep_to_serialize_is_snapshot_invalid(store):
     with pytest.raises(SnapshotInvalidError):
         FileSessionManager("s", store).save(snapshot(0, [], {"deep": deep}), expected_revision=None)
     assert not store.session_dir("s").exists() or not (store.session_dir("s") / STATE_FILE).exists()
+
+
+@pytest.mark.req("ROC-SEC-007")
+def test_claim_files_never_go_through_a_swapped_in_link(store, tmp_path):
+    """The claim ledger writes its record relative to the directory the claim mutex pinned: swapping the
+    session directory for a link while the claim is held redirects nothing, and a later claim refuses it."""
+    from roc_reference.sessions.claims import ClaimLedger
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    manager = FileSessionManager("s", store)
+    manager.save(snapshot(0, []), expected_revision=None)
+    ledger = ClaimLedger(manager)
+    directory, moved = store.session_dir("s"), store.root / "moved"
+    with ledger.guard():
+        directory.rename(moved)
+        directory.symlink_to(outside, target_is_directory=True)
+        ledger._write({"format": "x", "revision": 0})  # the record write every claim operation ends in
+    assert os.listdir(outside) == [], "a claim file went through the link"
+    assert "claim.json" in os.listdir(moved)
+    with pytest.raises(SnapshotInvalidError), ledger.guard():
+        pass

@@ -37,11 +37,10 @@ import threading
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from roc_reference.errors import SessionConflictError, SnapshotInvalidError
-from roc_reference.sessions.fsio import atomic_write
+from roc_reference.sessions.fsio import atomic_write_at, open_regular_at, read_exactly_at
 
 if TYPE_CHECKING:
     from roc_reference.sessions.store import FileSessionManager
@@ -52,10 +51,10 @@ CLAIM_MUTEX = "claim.lock"
 CLAIM_LIVE = "claim.live"
 
 
-def _open(directory: Path, name: str) -> int:
-    if directory.is_symlink():  # ROC-SEC-007: never follow a swapped-in link
-        raise SnapshotInvalidError("the session directory is a symbolic link")
-    return os.open(directory / name, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+def _open(dir_fd: int, name: str) -> int:
+    """A claim file, opened relative to the pinned session directory: never through a link, never a FIFO
+    or a directory in its place (ROC-SEC-007; the store reports those as SNAPSHOT_INVALID)."""
+    return open_regular_at(dir_fd, name, os.O_RDWR | os.O_CREAT)
 
 
 class ClaimLedger:
@@ -67,9 +66,8 @@ class ClaimLedger:
         self._live_fd: int | None = None
         self._record_lock = threading.Lock()  # results of concurrently running tools are recorded in turn
 
-    @property
-    def _dir(self) -> Path:
-        return self._manager.store.session_dir(self._manager.session_id)
+    def _pinned(self) -> contextlib.AbstractContextManager[int]:
+        return self._manager.pinned()
 
     @property
     def holding(self) -> bool:
@@ -79,24 +77,23 @@ class ClaimLedger:
     @contextlib.contextmanager
     def guard(self) -> Iterator[None]:
         """The claim mutex: claim checks, the store save and the claim record change together."""
-        directory = self._manager.store.create_session_dir(self._manager.session_id)
-        fd = _open(directory, CLAIM_MUTEX)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
-        finally:
-            os.close(fd)
+        with self._pinned() as dir_fd:  # the store's save inside runs on the same pinned directory
+            fd = _open(dir_fd, CLAIM_MUTEX)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                yield
+            finally:
+                os.close(fd)
 
     # -- under guard() ---------------------------------------------------------------------------
 
     def current(self) -> dict[str, Any] | None:
         """The claim record, or ``None``."""
-        try:
-            fd = os.open(self._dir / CLAIM_FILE, os.O_RDONLY | os.O_NOFOLLOW)
-        except FileNotFoundError:
-            return None
-        with os.fdopen(fd, "rb") as f:
-            raw = f.read()
+        with self._pinned() as dir_fd:
+            try:
+                raw = read_exactly_at(dir_fd, CLAIM_FILE) or b""
+            except FileNotFoundError:
+                return None
         try:
             record = json.loads(raw)
         except (ValueError, UnicodeDecodeError):
@@ -109,7 +106,8 @@ class ClaimLedger:
         """Whether the claimant's invocation still runs (it holds ``claim.live``)."""
         if record.get("owner") == self.owner and self.holding:
             return True
-        fd = _open(self._dir, CLAIM_LIVE)
+        with self._pinned() as dir_fd:
+            fd = _open(dir_fd, CLAIM_LIVE)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
@@ -148,7 +146,8 @@ class ClaimLedger:
 
     def acquire(self, revision: int, claim_input: dict[str, Any], results: list[Any] | None = None) -> None:
         """Record the claim on ``revision`` (just stored) and hold ``claim.live`` until ``release``."""
-        fd = _open(self._dir, CLAIM_LIVE)
+        with self._pinned() as dir_fd:
+            fd = _open(dir_fd, CLAIM_LIVE)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             self._write(
@@ -218,11 +217,12 @@ class ClaimLedger:
 
     def _write(self, record: dict[str, Any]) -> None:
         data = json.dumps(record, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-        atomic_write(self._dir / CLAIM_FILE, data.encode("utf-8"))
+        with self._pinned() as dir_fd:
+            atomic_write_at(dir_fd, CLAIM_FILE, data.encode("utf-8"))
 
     def _remove(self) -> None:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(self._dir / CLAIM_FILE)
+        with self._pinned() as dir_fd, contextlib.suppress(FileNotFoundError):
+            os.unlink(CLAIM_FILE, dir_fd=dir_fd)
         # The removal need not be durable: a claim that reappears after a crash is on an older revision
         # than the committed one and is dropped by refuse_if_claimed.
 

@@ -322,6 +322,13 @@ class FileSessionManager:
                 os.close(self._dfd)
                 self._dfd = None
 
+    @contextlib.contextmanager
+    def pinned(self) -> Iterator[int]:
+        """The session directory's descriptor, pinned as for a save (created if missing): what the claim
+        ledger opens its files relative to, so a swapped-in link redirects none of them (ROC-SEC-007)."""
+        with self._no_symlinks(create=True):
+            yield self._fd()
+
     def _refused(self, exc: OSError) -> SnapshotInvalidError:
         """The ``SNAPSHOT_INVALID`` for a link or a non-regular file where the store expects its own file."""
         if exc.errno == errno.ELOOP:
