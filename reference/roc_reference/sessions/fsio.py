@@ -57,29 +57,6 @@ def atomic_write(path: Path, data: bytes) -> None:
     fsync_dir(path.parent)
 
 
-def remove_stale_temporaries(directory: Path) -> None:
-    """Delete temporaries left by writers killed mid-write; call only while holding the exclusive lock."""
-    for entry in directory.iterdir():
-        if entry.name.startswith(".") and entry.name.endswith(TMP_SUFFIX):
-            with contextlib.suppress(FileNotFoundError):
-                entry.unlink()
-
-
-@contextlib.contextmanager
-def locked(lock_path: Path, *, exclusive: bool) -> Iterator[None]:
-    """Hold an advisory ``flock`` on ``lock_path`` (created if missing) for the duration of the block.
-
-    ``flock`` locks belong to the open file description, so two processes (or two managers in one process)
-    exclude each other, and the kernel releases the lock when a holder dies, even by SIGKILL.
-    """
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
-        yield
-    finally:
-        os.close(fd)  # closing the description releases the lock
-
-
 # -- directory-relative primitives (ROC-SEC-007) ----------------------------------------------------------
 #
 # A path is looked up anew by every system call, so checking "is this a symbolic link?" and then opening the
@@ -183,7 +160,8 @@ def atomic_write_at(dir_fd: int, name: str, data: bytes) -> None:
 
 
 def remove_stale_temporaries_at(dir_fd: int) -> None:
-    """``remove_stale_temporaries`` for the directory ``dir_fd``."""
+    """Delete temporaries left in ``dir_fd`` by writers killed mid-write; call only while holding the
+    exclusive lock."""
     for name in os.listdir(dir_fd):
         if name.startswith(".") and name.endswith(TMP_SUFFIX):
             with contextlib.suppress(FileNotFoundError, IsADirectoryError):
@@ -192,7 +170,11 @@ def remove_stale_temporaries_at(dir_fd: int) -> None:
 
 @contextlib.contextmanager
 def locked_at(dir_fd: int, name: str, *, exclusive: bool) -> Iterator[None]:
-    """``locked`` on the file ``name`` inside the directory ``dir_fd``; it must be a regular file."""
+    """Hold an advisory ``flock`` on ``name`` (a regular file in ``dir_fd``, made if missing) for the block.
+
+    ``flock`` locks belong to the open file description, so two processes (or two managers in one process)
+    exclude each other, and the kernel releases the lock when a holder dies, even by SIGKILL.
+    """
     fd = open_regular_at(dir_fd, name, os.O_RDWR | os.O_CREAT)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
