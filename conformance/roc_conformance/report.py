@@ -141,6 +141,13 @@ def markdown(doc: dict[str, Any]) -> str:
             lines.append("")
             lines.append(_cell(req.get("reason", ""))[:1500])
             for failure in req.get("failures", [])[:3]:
+                followed = failure.get("consequences") or []
+                if followed:
+                    where = f"`{failure['check']}`"
+                    lines += ["", f"Seen after it in {where} (consequences, not failures of their own):"]
+                    lines += [
+                        f"- {', '.join(c['requirements'])}: {_cell(c['message'])[:300]}" for c in followed[:5]
+                    ]
                 if failure.get("counterexample"):
                     lines += [
                         "",
