@@ -112,6 +112,18 @@ class MemorySession:
         self.saves.append(self.doc)
 
 
+def json_paths(doc: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Every path (keys and indexes) to a value inside ``doc``, for mutating one place at a time."""
+    found = [prefix] if prefix else []
+    if isinstance(doc, dict):
+        for key, value in doc.items():
+            found += json_paths(value, (*prefix, key))
+    elif isinstance(doc, list):
+        for index, value in enumerate(doc):
+            found += json_paths(value, (*prefix, index))
+    return found
+
+
 def history_is_whole(messages: list[Any]) -> bool:
     """No toolUse without its toolResult in the next message, and no toolResult without its toolUse."""
     for i, m in enumerate(messages):

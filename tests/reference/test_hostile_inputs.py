@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from refsupport import answers, use
+from refsupport import answers, json_paths, use
 from roc_reference import Agent, ScriptedModel, ToolContext, tool
 from roc_reference.errors import ErrorCode, RocError
 
@@ -223,19 +223,8 @@ _hostile = st.one_of(
 )
 
 
-def _paths(doc: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    found = [prefix] if prefix else []
-    if isinstance(doc, dict):
-        for key, value in doc.items():
-            found += _paths(value, (*prefix, key))
-    elif isinstance(doc, list):
-        for index, value in enumerate(doc):
-            found += _paths(value, (*prefix, index))
-    return found
-
-
 _BASE = snapshot()
-_PATHS = _paths(_BASE)
+_PATHS = json_paths(_BASE)
 
 
 def _only_roc_errors(call: Any) -> None:

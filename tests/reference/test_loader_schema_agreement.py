@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from refsupport import validator
+from refsupport import json_paths, validator
 from roc_reference.errors import RocError
 from roc_reference.snapshot import parse_snapshot
 
@@ -31,18 +31,9 @@ SCHEMA = validator("snapshot")
 LOADER_ONLY = ("inconsistent snapshot", "within the limits", "date-time", "input digest")
 
 
-def _paths(doc: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    found = [prefix] if prefix else []
-    if isinstance(doc, dict):
-        for key, value in doc.items():
-            found += _paths(value, (*prefix, key))
-    elif isinstance(doc, list):
-        for index, value in enumerate(doc):
-            found += _paths(value, (*prefix, index))
-    return found
-
-
-_PATHS = [(name, path) for name, doc in EXAMPLES.items() for path in _paths(doc) if path[0] != "integrity"]
+_PATHS = [
+    (name, path) for name, doc in EXAMPLES.items() for path in json_paths(doc) if path[0] != "integrity"
+]
 _REPLACEMENTS = st.one_of(
     st.none(),
     st.booleans(),

@@ -14,6 +14,7 @@ from roc_conformance.canonical import canonical_bytes
 from roc_conformance.checks.base import Check, CheckContext
 from roc_conformance.checks.limits import limit_checks
 from roc_conformance.checks.resume_shape import resume_shape_checks
+from roc_conformance.checks.snapshot_support import error_code
 from roc_conformance.checks.snapshots import snapshot_checks
 from roc_conformance.client import CAPABILITIES
 from roc_conformance.errors import ConformanceViolation
@@ -248,7 +249,7 @@ def check_empty_name(ctx: CheckContext) -> None:
     wrong: dict[str, list[str]] = {}
     for label, spec in _empty_name_scenarios(ctx):
         out = ctx.client.invoke(ctx.client.create_agent(spec), {"prompt": "go"})
-        if _code(out) == "INVALID_REASON":
+        if error_code(out) == "INVALID_REASON":
             continue
         wrong.setdefault(EMPTY_NAME, []).append(f"an empty name raised in {label} gave {_outcome(out)}")
         schema = SchemaObserver()
@@ -501,17 +502,12 @@ def _resume(*pairs: tuple[str, Any]) -> dict[str, Any]:
     return {"interruptResponses": [{"interruptId": iid, "response": value} for iid, value in pairs]}
 
 
-def _code(out: dict[str, Any]) -> str | None:
-    err = out.get("error")
-    return err.get("code") if isinstance(err, dict) else None
-
-
 def _outcome(out: dict[str, Any]) -> str:
     """A short description of a reply, for messages."""
     if "crash" in out:
         return f"a crash {out['crash']}"
-    if _code(out) is not None:
-        return f"error {_code(out)}"
+    if error_code(out) is not None:
+        return f"error {error_code(out)}"
     return f"stopReason {(out.get('result') or {}).get('stopReason')!r}"
 
 
@@ -542,7 +538,7 @@ def _consumed_answer_problems(ctx: CheckContext, label: str, spec: dict[str, Any
     if second_id is None and stop is not None and stop != "interrupt":
         msg = f"{label}: batch 2 did not stop ({stop!r}) at the raise point batch 1's answer was for"
         return {"ROC-ANSWER-010": [msg]}
-    if second_id is None and _code(second) == "DUPLICATE_INTERRUPT_NAME":
+    if second_id is None and error_code(second) == "DUPLICATE_INTERRUPT_NAME":
         # Each unit raises one name once, so the only interrupt the name can clash with is batch 1's,
         # which completion should have consumed.
         msg = f"{label}: batch 2 failed with DUPLICATE_INTERRUPT_NAME: batch 1's interrupt was not consumed"
@@ -553,7 +549,7 @@ def _consumed_answer_problems(ctx: CheckContext, label: str, spec: dict[str, Any
     if second_id == first_id:
         wrong["ROC-MODEL-008"] = [f"{label}: batch 2's interrupt reuses batch 1's id {first_id!r}"]
     resent = client.invoke(agent, _resume((first_id, "again")))
-    if _code(resent) != "UNKNOWN_INTERRUPT":
+    if error_code(resent) != "UNKNOWN_INTERRUPT":
         wrong["ROC-ANSWER-009"] = [
             f"{label}: batch 1's consumed answer sent again while batch 2 is interrupted gave "
             f"{_outcome(resent)}, not UNKNOWN_INTERRUPT"
@@ -607,7 +603,7 @@ def _failed_resume_problems(ctx: CheckContext) -> dict[str, list[str]]:
     if iid is None:
         return {"ROC-STOP-001": [f"a tool body's interrupt gave {_outcome(paused)}"]}
     outcomes = [ctx.client.invoke(agent, _resume((iid, "y"))) for _ in range(2)]
-    if _code(outcomes[0]) != "DUPLICATE_INTERRUPT_NAME":
+    if error_code(outcomes[0]) != "DUPLICATE_INTERRUPT_NAME":
         return {"ROC-TOOL-014": [f"a tool body raising one name twice gave {_outcome(outcomes[0])}"]}
     wrong: dict[str, list[str]] = {}
     for what in ("messages", "state"):
@@ -615,7 +611,7 @@ def _failed_resume_problems(ctx: CheckContext) -> dict[str, list[str]]:
             wrong.setdefault(ERROR_UNCHANGED, []).append(
                 f"the failed resume changed the {what}: {paused.get(what)} -> {outcomes[0].get(what)}"
             )
-    if _code(outcomes[1]) != "DUPLICATE_INTERRUPT_NAME":
+    if error_code(outcomes[1]) != "DUPLICATE_INTERRUPT_NAME":
         wrong.setdefault(ERROR_UNCHANGED, []).append(
             f"the same resume sent again gave {_outcome(outcomes[1])}: the failed one left its answer stored"
         )
@@ -637,7 +633,7 @@ def _failed_prompt_problems(ctx: CheckContext) -> dict[str, list[str]]:
     )
     agent = ctx.client.create_agent(spec)
     failed = ctx.client.invoke(agent, {"prompt": "go"})
-    if _code(failed) != "DUPLICATE_INTERRUPT_NAME":
+    if error_code(failed) != "DUPLICATE_INTERRUPT_NAME":
         return {"ROC-HOOK-021": [f"two callbacks of one firing raising one name gave {_outcome(failed)}"]}
     wrong: dict[str, list[str]] = {}
     if failed.get("messages") or failed.get("state"):

@@ -13,11 +13,13 @@ from typing import Any
 from roc_conformance import scenarios as sc
 from roc_conformance.checks.base import Check, CheckContext
 from roc_conformance.checks.snapshot_support import (
+    error_code,
     executor_of,
     fail_if,
     interrupt_first,
     take_snapshot,
     two_tool_scenario,
+    units_ran,
 )
 
 ANSWER_LIMIT = "ROC-SEC-011"
@@ -30,16 +32,6 @@ NOTHING_RUNS = "ROC-RESUME-011"
 
 OVER_VALUE = "x" * (256 * 1024 + 1)  # one byte over the canonical size of an answer or a reason
 QUARTER = "x" * (250 * 1024)  # under the per-answer limit; five of them are over the per-input limit
-
-
-def _code(out: dict[str, Any]) -> str | None:
-    return (out.get("error") or {}).get("code") if isinstance(out.get("error"), dict) else None
-
-
-def _ran(out: dict[str, Any]) -> list[str]:
-    return [
-        str(e.get("kind")) for e in out.get("trace") or [] if e.get("kind") in ("tool_start", "model_call")
-    ]
 
 
 def check_value_limits(ctx: CheckContext) -> None:
@@ -65,17 +57,17 @@ def check_value_limits(ctx: CheckContext) -> None:
     ]
     for rid, label, bodies, code in cases:
         got = ctx.client.invoke(agent, {"interruptResponses": bodies})
-        if _code(got) != code:
-            wrong.setdefault(rid, []).append(f"{label}: {_code(got) or 'accepted'}, expected {code}")
-        elif _ran(got):
-            wrong.setdefault(NOTHING_RUNS, []).append(f"{label}: refused, yet {_ran(got)} ran")
+        if error_code(got) != code:
+            wrong.setdefault(rid, []).append(f"{label}: {error_code(got) or 'accepted'}, expected {code}")
+        elif units_ran(got):
+            wrong.setdefault(NOTHING_RUNS, []).append(f"{label}: refused, yet {units_ran(got)} ran")
     final = ctx.client.invoke(agent, {"interruptResponses": [{"interruptId": iid, "response": "y"}]})
     if (final.get("result") or {}).get("stopReason") != "end_turn":
         wrong.setdefault(ANSWER_LIMIT, []).append(f"after the refusals the real answer gave {final}")
     raising = sc.one_question("limits-reason", executor=sc.executor_for(ctx.profiles), reason=OVER_VALUE)
     got = ctx.client.invoke(ctx.client.create_agent(raising), {"prompt": "go"})
-    if _code(got) != "INVALID_REASON":
-        wrong.setdefault(REASON_LIMIT, []).append(f"a reason of 256 KiB + 1: {_code(got) or 'accepted'}")
+    if error_code(got) != "INVALID_REASON":
+        wrong.setdefault(REASON_LIMIT, []).append(f"a reason of 256 KiB + 1: {error_code(got) or 'accepted'}")
     fail_if(wrong)
 
 
@@ -120,7 +112,7 @@ def check_snapshot_limits(ctx: CheckContext) -> None:
     ]
     for rid, label, doc in cases:
         out = ctx.client.restore_agent(doc, spec, model_turn_offset=1)
-        code = _code(out)
+        code = error_code(out)
         if code != "SNAPSHOT_INVALID":
             wrong.setdefault(rid, []).append(f"{label}: {code or ('accepted' if 'agent' in out else out)}")
     fail_if(wrong)

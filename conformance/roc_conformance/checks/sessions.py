@@ -32,6 +32,7 @@ from roc_conformance.checks.snapshot_support import (
     strip_volatile,
     take_snapshot,
     two_tool_scenario,
+    units_ran,
 )
 from roc_conformance.errors import ConformanceViolation
 
@@ -73,14 +74,6 @@ def check_session_round_trip(ctx: CheckContext) -> None:
 def _stored(ctx: CheckContext, agent: str) -> Any:
     snap = ctx.client.take_snapshot(agent, stored=True)
     return snap.get("snapshot")
-
-
-def _ran(out: dict[str, Any]) -> list[str]:
-    return [
-        e["kind"]
-        for e in out.get("trace", [])
-        if e.get("kind") in ("model_call", "tool_start", "hook_callback")
-    ]
 
 
 # Save points per invocation (spec 8.5): one before the agent runs anything, one when the invocation ends.
@@ -140,8 +133,8 @@ def check_session_store(ctx: CheckContext) -> None:
     code = (stale.get("error") or {}).get("code")
     if code != "SESSION_CONFLICT":
         wrong.setdefault(SESSION_CAS, []).append(f"a stale agent's invocation gave {code or 'a result'}")
-    if _ran(stale):
-        wrong.setdefault(SESSION_CONFLICT_CLEAN, []).append(f"the conflicting invocation ran {_ran(stale)}")
+    if ran := units_ran(stale):
+        wrong.setdefault(SESSION_CONFLICT_CLEAN, []).append(f"the conflicting invocation ran {ran}")
         wrong.setdefault(SESSION_SAVE_FIRST, []).append("the model or a unit ran before the failed save")
     if canonical_bytes(_stored(ctx, a)) != canonical_bytes(stored1):
         wrong.setdefault(SESSION_CAS, []).append("the failed save changed what the store holds")
@@ -237,18 +230,18 @@ def check_session_claim(ctx: CheckContext) -> None:
     wrong: dict[str, list[str]] = {}
     retry = ctx.client.invoke(a, resume)
     code = (retry.get("error") or {}).get("code")
-    if code != "SESSION_CONFLICT" or _ran(retry):
+    if code != "SESSION_CONFLICT" or units_ran(retry):
         wrong.setdefault(SESSION_CLAIM_KEPT, []).append(
             f"the same answer sent again after the failed invocation gave {code or 'a result'} and ran "
-            f"{_ran(retry) or 'nothing'} (pay ran {1 + _paid(retry)} times in all)"
+            f"{units_ran(retry) or 'nothing'} (pay ran {1 + _paid(retry)} times in all)"
         )
     b = ctx.client.create_agent(spec)  # loads what the store holds now
     other = ctx.client.invoke(b, resume)
     code = (other.get("error") or {}).get("code")
-    if code != "SESSION_CONFLICT" or _ran(other):
+    if code != "SESSION_CONFLICT" or units_ran(other):
         wrong.setdefault(SESSION_CLAIM, []).append(
             f"an agent that loaded the session after the claim gave {code or 'a result'} and ran "
-            f"{_ran(other) or 'nothing'} (pay ran {_paid(other)} more times)"
+            f"{units_ran(other) or 'nothing'} (pay ran {_paid(other)} more times)"
         )
     _claim_ends(ctx, wrong)
     fail_if(wrong)
@@ -331,9 +324,9 @@ def _stale_save(ctx: CheckContext, wrong: dict[str, list[str]], agent: str, stor
     code = (out.get("error") or {}).get("code")
     if code != "SESSION_CONFLICT":
         wrong.setdefault(SESSION_CAS, []).append(f"{who}: its invocation gave {code or 'a result'}")
-    if _ran(out):
+    if units_ran(out):
         wrong.setdefault(SESSION_CONFLICT_CLEAN, []).append(
-            f"{who}: the conflicting invocation ran {_ran(out)}"
+            f"{who}: the conflicting invocation ran {units_ran(out)}"
         )
     if canonical_bytes(_stored(ctx, agent)) != canonical_bytes(stored):
         wrong.setdefault(SESSION_CAS, []).append(f"{who}: the failed save changed what the store holds")

@@ -134,6 +134,21 @@ def own_snapshot_refused(
     return True
 
 
+def error_code(out: dict[str, Any]) -> str | None:
+    """The code of an Invoke reply's error, or ``None`` when it has none."""
+    err = out.get("error")
+    return err.get("code") if isinstance(err, dict) else None
+
+
+def units_ran(out: dict[str, Any]) -> list[str]:
+    """What an Invoke reply's trace shows running: model calls, tool bodies, hook callbacks."""
+    return [
+        e["kind"]
+        for e in out.get("trace", [])
+        if e.get("kind") in ("model_call", "tool_start", "hook_callback")
+    ]
+
+
 def strip_volatile(doc: Any) -> Any:
     if not isinstance(doc, dict):
         return doc
