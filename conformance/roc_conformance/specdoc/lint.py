@@ -10,11 +10,13 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 
 from .history import removed_ids
 from .links import LinkChecker
 from .markdown import fenced_mask, mask_code_spans
 from .parser import Chapter, RawBlock, load_chapters, requirements_of, split_untestable
+from .untestable import UNTESTABLE_FILE, find_table, normalize
 from .vocabulary import (
     AREAS,
     BOLD_KEYWORD_RE,
@@ -28,6 +30,11 @@ from .vocabulary import (
     UPPER_KEYWORD_RE,
     chapter_kind,
 )
+
+# While the chapters still carry their *Untestable:* lines and the table of conformance-testing.md repeats
+# them word for word, the pair is tolerated; `python -m roc_conformance.specdoc move-untestable` removes the
+# block lines. Set to False once it has run, so that "block line or table row, never both" is enforced.
+IDENTICAL_UNTESTABLE_ALLOWED: Final = True
 
 
 @dataclass(frozen=True, order=True)
@@ -215,11 +222,11 @@ def _lint_outside_blocks(chapter: Chapter) -> Iterable[Violation]:
 _ID_MENTION_RE = re.compile(r"\bROC-[A-Z]+-\d{3}\b")
 
 
-def _lint_references(chapter: Chapter, defined: set[str]) -> Iterable[Violation]:
+def _lint_references(chapter: Chapter, defined: set[str], skip: set[int]) -> Iterable[Violation]:
     """Every requirement ID the text mentions, linked or not, must be defined somewhere in the spec."""
     headers = {block.line for block in chapter.blocks}  # a malformed header is reported once, as such
     for index, text in enumerate(chapter.lines):
-        if index + 1 in headers:
+        if index + 1 in headers or index + 1 in skip:
             continue
         for rid in _ID_MENTION_RE.findall(text):
             if rid not in defined:
@@ -228,13 +235,70 @@ def _lint_references(chapter: Chapter, defined: set[str]) -> Iterable[Violation]
                 )
 
 
-def lint_chapters(chapters: Sequence[Chapter], links: LinkChecker | None = None) -> list[Violation]:
+def _lint_untestable_table(
+    chapters: Sequence[Chapter], defined: set[str], identical_allowed: bool
+) -> tuple[list[Violation], set[int]]:
+    """The rows of the untestable table, and each requirement that has a reason in its block and a row.
+
+    Returns the violations and the table's row lines (their unknown IDs are reported here, once).
+    """
+    source = next((chapter for chapter in chapters if chapter.name == UNTESTABLE_FILE), None)
+    table = find_table(source.text) if source is not None else None
+    if source is None or table is None:
+        return [], set()
+    violations: list[Violation] = []
+    rows: dict[str, int] = {}  # ID -> line of its first row
+    reasons: dict[str, str] = {}
+    for row in table.rows:
+        problems: list[str] = []
+        if len(row.ids) != 1:
+            problems.append(f"a row must name exactly one requirement ID, found {len(row.ids)}")
+        elif row.ids[0] not in defined:
+            problems.append(f"{row.ids[0]} is not defined in the spec")
+        elif row.ids[0] in rows:
+            problems.append(f"{row.ids[0]} already has a row at line {rows[row.ids[0]]}")
+        else:
+            rows[row.ids[0]] = row.line
+            reasons[row.ids[0]] = row.reason
+        if not row.reason:
+            problems.append("the row gives no reason")
+        violations.extend(Violation(UNTESTABLE_FILE, row.line, "untestable-table", text) for text in problems)
+    for chapter in chapters:
+        for block in chapter.blocks:
+            if block.header is None or block.header.id not in rows:
+                continue
+            _, reason = split_untestable(block.body)
+            if reason is None:
+                continue
+            rid = block.header.id
+            same = normalize(reason) == reasons[rid]
+            if same and identical_allowed:
+                continue
+            message = (
+                f"{rid}: *Untestable:* in the block and in {UNTESTABLE_FILE}:{rows[rid]}; keep one "
+                "(`python -m roc_conformance.specdoc move-untestable` removes identical block lines)"
+                if same
+                else f"{rid}: the *Untestable:* reason of the block differs from "
+                f"{UNTESTABLE_FILE}:{rows[rid]}; keep one reason, in one place"
+            )
+            violations.append(Violation(chapter.name, block.line, "untestable-twice", message))
+    return violations, {row.line for row in table.rows}
+
+
+def lint_chapters(
+    chapters: Sequence[Chapter],
+    links: LinkChecker | None = None,
+    *,
+    identical_untestable_allowed: bool = IDENTICAL_UNTESTABLE_ALLOWED,
+) -> list[Violation]:
     violations: list[Violation] = []
     first_seen: dict[str, RawBlock] = {}
     defined = {block.header.id for chapter in chapters for block in chapter.blocks if block.header}
     if links is not None:
         for chapter in chapters:
             links.remember(chapter.name, chapter.text)
+    table_violations, table_lines = _lint_untestable_table(chapters, defined, identical_untestable_allowed)
+    violations.extend(table_violations)
     for chapter in chapters:
         informative = chapter_kind(chapter.name) == "informative"
         for block in chapter.blocks:
@@ -263,7 +327,8 @@ def lint_chapters(chapters: Sequence[Chapter], links: LinkChecker | None = None)
                         )
                     )
         violations.extend(_lint_outside_blocks(chapter))
-        violations.extend(_lint_references(chapter, defined))
+        skip = table_lines if chapter.name == UNTESTABLE_FILE else set()
+        violations.extend(_lint_references(chapter, defined, skip))
         if links is not None:
             violations.extend(
                 Violation(chapter.name, line, "broken-link", message)

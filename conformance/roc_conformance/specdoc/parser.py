@@ -9,6 +9,9 @@ RawBlock with ``header`` set to None so the lint can point at it, and is left ou
     > Text with **MUST** ...
     >
     > *Untestable:* reason (optional)
+
+The untestable reason can also come from the table of spec/conformance-testing.md (``untestable``); a
+requirement takes its reason from the block or from the table, and the lint reports one that has both.
 """
 
 from __future__ import annotations
@@ -16,11 +19,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from .markdown import fenced_mask, headings
+from .untestable import table_reasons
 from .vocabulary import LEVELS, SPEC_VERSION
 
 _LEVEL_ALT = "|".join(re.escape(level) for level in sorted(LEVELS, key=len, reverse=True))
@@ -30,7 +34,7 @@ ANCHOR_RE = re.compile(r'^<a id="([^"]*)"></a>\s*$')
 _LOOSE_HEADER_RE = re.compile(r"^\s*>\s*\**\s*ROC-", re.IGNORECASE)
 _LOOSE_ANCHOR_RE = re.compile(r"^\s*<a\s+(?:id|name)\s*=\s*[\"']roc-", re.IGNORECASE)
 _ANY_ANCHOR_RE = re.compile(r"^\s*<a\s+(?:id|name)\s*=\s*[\"']([^\"']*)[\"']")
-_UNTESTABLE_RE = re.compile(r"^\*Untestable:\*\s*(.*)$")
+UNTESTABLE_RE = re.compile(r"^\*Untestable:\*\s*(.*)$")
 
 
 @dataclass(frozen=True)
@@ -190,7 +194,7 @@ def split_untestable(body: Sequence[tuple[int, str]]) -> tuple[list[tuple[int, s
     normative: list[tuple[int, str]] = []
     reason: str | None = None
     for paragraph in paragraphs(body):
-        match = _UNTESTABLE_RE.match(paragraph[0][1])
+        match = UNTESTABLE_RE.match(paragraph[0][1])
         if match is None:
             if normative:
                 normative.append((paragraph[0][0], ""))
@@ -233,9 +237,18 @@ def load_chapters(spec_dir: Path) -> list[Chapter]:
 
 
 def requirements_of(chapters: Sequence[Chapter]) -> list[Requirement]:
-    """Every well-formed requirement, chapters in file-name order and blocks in document order."""
+    """Every well-formed requirement, chapters in file-name order and blocks in document order.
+
+    A requirement without an ``*Untestable:*`` line takes its reason from the untestable table, if a row
+    names it; a block line wins over a row (the lint reports the pair).
+    """
+    table = table_reasons((chapter.name, chapter.text) for chapter in chapters)
     found = (block_requirement(block) for chapter in chapters for block in chapter.blocks)
-    return [req for req in found if req is not None]
+    return [
+        req if req.untestable is not None or req.id not in table else replace(req, untestable=table[req.id])
+        for req in found
+        if req is not None
+    ]
 
 
 def parse_spec(spec_dir: Path) -> list[Requirement]:

@@ -35,6 +35,9 @@ PROFILES: Final = (
     "concurrent-executor",
     "sessions",
     "portable-snapshot",
+    "direct-tool-call",
+    "session-store",
+    "snapshot-integrity",
 )
 RESERVED_PROFILES: Final = ("response-schema", "expiry", "multi-agent", "agent-as-tool")
 
@@ -71,8 +74,16 @@ UPPER_KEYWORD_RE: Final = re.compile(rf"\b({_KEYWORD_ALT})\b")
 LOWER_KEYWORD_RE: Final = re.compile(r"\b(must|should|shall|required)\b", re.IGNORECASE)
 
 
+# Normative files that are not numbered chapters: definitions and registries. They hold no requirement
+# blocks today, but the same keyword rules apply to them as to the chapters.
+NORMATIVE_FILES: Final = frozenset({"terms.md", "appendix-b-registries.md"})
+
+
 def chapter_kind(file_name: str) -> str:
-    """Classify a spec file: "conformance" (01), "normative" (02 and later) or "informative"."""
+    """Classify a spec file: "conformance" (01), "normative" (02 and later, terms, registries) or
+    "informative" (README, appendix A, changelog, conformance testing)."""
+    if file_name in NORMATIVE_FILES:
+        return "normative"
     match = re.match(r"^(\d{2})-.+\.md$", file_name)
     if match is None:
         return "informative"
