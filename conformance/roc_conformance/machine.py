@@ -118,7 +118,7 @@ class RocMachine(RuleBasedStateMachine):
     @initialize(spec=st.data())
     def create(self, spec: st.DataObject) -> None:
         doc = spec.draw(scenarios(self.profiles), label="scenario")
-        self.driver = Driver(self.impl, doc)
+        self.driver = Driver(self.impl, doc, hook_events="hooks" in self.profiles)
 
     @precondition(_idle)
     @rule(

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from roc_conformance import SPEC_VERSION
+from roc_conformance.applicability import cannot_arise
 from roc_conformance.checks.base import Check, CheckContext, CheckResult, Evidence, Finding, Status, area_of
 from roc_conformance.client import HARNESS_PROTOCOL_VERSION, Description, HarnessClient, Timeouts
 from roc_conformance.counterexamples import save_counterexamples as save_vectors
@@ -50,6 +51,7 @@ class RequirementResult:
     checks: list[str] = field(default_factory=list)
     failures: list[dict[str, Any]] = field(default_factory=list)
     blocked_by: list[str] = field(default_factory=list)  # NOT_TESTED: the failures that kept it from judging
+    cannot_arise: bool = False  # SKIPPED because the claim makes its situation impossible (applicability.py)
 
     def to_json(self) -> dict[str, Any]:
         doc = self.requirement.to_json()
@@ -602,6 +604,12 @@ def judge_requirements(
             out.status = Status.PASS
         elif skipped:
             out.status, out.reason = Status.SKIPPED, skipped[0].message
+        elif (why := cannot_arise(req.id, description.profiles)) is not None:
+            out.status, out.reason, out.cannot_arise = (
+                Status.SKIPPED,
+                f"cannot arise under this claim: {why}",
+                True,
+            )
         elif req.untestable:
             out.reason = f"untestable: {req.untestable}"
         else:
@@ -649,7 +657,8 @@ def judge_profiles(
             blocking = [
                 r.requirement.id
                 for r in scored
-                if r.status in (Status.ERROR, Status.SKIPPED)
+                if r.status is Status.ERROR
+                or (r.status is Status.SKIPPED and not r.cannot_arise)
                 or (r.status is Status.NOT_TESTED and not r.requirement.untestable)
             ]
             if failing:

@@ -23,7 +23,17 @@ The core imports no gRPC.
 
 SPEC_VERSION = "1.0"
 IMPLEMENTATION_NAME = "roc-reference"
-PROFILES = ("core", "hooks", "sequential-executor", "concurrent-executor", "sessions", "portable-snapshot")
+PROFILES = (
+    "core",
+    "hooks",
+    "sequential-executor",
+    "concurrent-executor",
+    "sessions",
+    "portable-snapshot",
+    "direct-tool-call",
+    "session-store",
+    "snapshot-integrity",
+)
 """The profiles this runtime claims (ROC-CONF-001..005); reserved profiles are not claimed."""
 
 from .agent import Agent, PromptInput, ResumeGuard  # noqa: E402 - SPEC_VERSION first: agent.py imports it

@@ -370,7 +370,17 @@ def check_direct_call_refused(ctx: CheckContext) -> None:
 
 
 DEFINED_PROFILES = frozenset(
-    {"core", "hooks", "sequential-executor", "concurrent-executor", "sessions", "portable-snapshot"}
+    {
+        "core",
+        "hooks",
+        "sequential-executor",
+        "concurrent-executor",
+        "sessions",
+        "portable-snapshot",
+        "direct-tool-call",
+        "session-store",
+        "snapshot-integrity",
+    }
 )
 RESERVED_PROFILES = frozenset({"response-schema", "expiry", "multi-agent", "agent-as-tool"})
 
@@ -391,6 +401,9 @@ def check_handshake(ctx: CheckContext) -> None:
         wrong.setdefault("ROC-CONF-003", []).append("the claim includes no executor profile")
     if "portable-snapshot" in desc.profiles and "sessions" not in desc.profiles:
         wrong.setdefault("ROC-CONF-004", []).append("'portable-snapshot' is claimed without 'sessions'")
+    for needs_sessions in ("session-store", "snapshot-integrity"):
+        if needs_sessions in desc.profiles and "sessions" not in desc.profiles:
+            wrong.setdefault("ROC-CONF-006", []).append(f"'{needs_sessions}' is claimed without 'sessions'")
     undefined = sorted(desc.profiles - DEFINED_PROFILES)
     if undefined:
         reserved = [p for p in undefined if p in RESERVED_PROFILES]
@@ -414,7 +427,7 @@ _EXPLICIT: tuple[Spec, ...] = (
         "explicit:direct-call-hooks",
         ("ROC-DIRECT-002",),
         check_direct_call_hooks,
-        ("core", "hooks"),
+        ("core", "hooks", "direct-tool-call"),
         "an interrupt from a hook on a direct call is refused",
     ),
     (
@@ -428,7 +441,7 @@ _EXPLICIT: tuple[Spec, ...] = (
         "explicit:invocation-events",
         ("ROC-HOOK-001", "ROC-HOOK-002", "ROC-HOOK-004", "ROC-HOOK-005", "ROC-HOOK-014"),
         check_invocation_events,
-        ("core",),
+        ("core", "hooks"),
         "invocation and model-call events bracket what they should",
     ),
     (
@@ -449,12 +462,20 @@ _EXPLICIT: tuple[Spec, ...] = (
         "explicit:direct-call-refused",
         ("ROC-DIRECT-003",),
         check_direct_call_refused,
-        ("core",),
+        ("core", "direct-tool-call"),
         "a direct call refused with DIRECT_CALL_INTERRUPT leaves the agent idle and unchanged",
     ),
     (
         "explicit:handshake",
-        ("ROC-CONF-001", "ROC-CONF-002", "ROC-CONF-003", "ROC-CONF-004", "ROC-CONF-005", "ROC-VER-001"),
+        (
+            "ROC-CONF-001",
+            "ROC-CONF-002",
+            "ROC-CONF-003",
+            "ROC-CONF-004",
+            "ROC-CONF-005",
+            "ROC-CONF-006",
+            "ROC-VER-001",
+        ),
         check_handshake,
         (),
         "the conformance claim made at Describe",
@@ -469,12 +490,6 @@ _EXPLICIT: tuple[Spec, ...] = (
 )
 
 
-_NEEDS: dict[str, tuple[str, ...]] = {
-    "explicit:direct-call-hooks": ("direct-tool-call",),
-    "explicit:direct-call-refused": ("direct-tool-call",),
-}
-
-
 def explicit_checks() -> list[Check]:
     checks = [
         Check(
@@ -484,7 +499,6 @@ def explicit_checks() -> list[Check]:
             profiles=profiles,
             kind="explicit",
             description=desc,
-            capabilities=_NEEDS.get(name, ()),
         )
         for name, reqs, fn, profiles, desc in _EXPLICIT
     ]

@@ -123,7 +123,7 @@ def check_snapshot_document(ctx: CheckContext) -> None:
     result = out["result"]
     state = doc.get("interruptState") or {}
     add = wrong.setdefault
-    if doc.get("schemaVersion") != "1.0" or doc.get("specVersion") != "1.0":
+    if doc.get("schemaVersion") != "2.0" or doc.get("specVersion") != "1.0":
         add(VER_SNAPSHOT_VERSIONS, []).append(
             f"schemaVersion {doc.get('schemaVersion')!r} / specVersion {doc.get('specVersion')!r}"
         )
@@ -198,6 +198,8 @@ def _frozen_dir() -> Path | None:
     return directory if directory.is_dir() else None
 
 
+SNAP_REFUSE_DUPLICATE_NAMES = "ROC-SNAP-015"  # a JSON text that repeats a member name
+
 # Invalid frozen fixture -> (the code it names, the requirement it breaks). Unlisted: schema-rejected,
 # SNAPSHOT_INVALID, ROC-SNAP-009. Integrity fixtures are checked with a key (check_integrity).
 _FROZEN_INVALID: dict[str, tuple[str, str]] = {
@@ -214,6 +216,7 @@ _FROZEN_INVALID: dict[str, tuple[str, str]] = {
     "interrupt-for-unknown-tool-use.json": ("SNAPSHOT_INVALID", SNAP_REFUSE_TOOL_USE),
     "input-digest-mismatch.json": ("SNAPSHOT_INVALID", SNAP_REFUSE_DIGEST),
     "duplicate-interrupt-ids.json": ("SNAPSHOT_INVALID", SNAP_REFUSE_DUPLICATE),
+    "duplicate-member-names.json": ("SNAPSHOT_INVALID", SNAP_REFUSE_DUPLICATE_NAMES),
 }
 _INTEGRITY_FIXTURES = ("integrity-mac-mismatch.json",)
 _CODE_IN_ROW = re.compile(r"^\|\s*`([^`]+\.json)`\s*\|(.*)$")
@@ -306,12 +309,14 @@ def check_snapshot_refusal(ctx: CheckContext) -> None:
     agent, first = interrupt_first(ctx, spec)
     good = take_snapshot(ctx, agent)
     wrong: dict[str, list[str]] = {}
-    future = {**copy.deepcopy(good), "schemaVersion": "2.0", "agent": "anything goes in a later major"}
+    future = {**copy.deepcopy(good), "schemaVersion": "3.0", "agent": "anything goes in a later major"}
+    withdrawn = {**copy.deepcopy(good), "schemaVersion": "1.0"}  # the pre-release format (spec 9.3)
     cases: list[tuple[str, dict[str, Any] | str, str, str]] = [
-        ("schemaVersion 2.0 with a foreign shape", future, "SNAPSHOT_VERSION_UNSUPPORTED", VER_UNKNOWN_MAJOR),
+        ("schemaVersion 3.0 with a foreign shape", future, "SNAPSHOT_VERSION_UNSUPPORTED", VER_UNKNOWN_MAJOR),
+        ("schemaVersion 1.0 (withdrawn)", withdrawn, "SNAPSHOT_VERSION_UNSUPPORTED", VER_UNKNOWN_MAJOR),
         ("not JSON", "{this is not json", "SNAPSHOT_INVALID", SNAP_REFUSE_SCHEMA),
         ("a JSON array", "[]", "SNAPSHOT_INVALID", SNAP_REFUSE_SCHEMA),
-        ("unknown member in 1.0", {**copy.deepcopy(good), "extra": 1}, "SNAPSHOT_INVALID", VER_CLOSED_MINOR),
+        ("unknown member in 2.0", {**copy.deepcopy(good), "extra": 1}, "SNAPSHOT_INVALID", VER_CLOSED_MINOR),
     ]
     for label, doc, code, req in cases:
         out = ctx.client.restore_agent(doc, spec, model_turn_offset=1)
@@ -327,11 +332,13 @@ def check_snapshot_refusal(ctx: CheckContext) -> None:
             f"restoring agent 'snap' as 'someone-else' gave {other}"
         )
     later = copy.deepcopy(good)
-    later["schemaVersion"] = "1.9"
+    later["schemaVersion"] = "2.9"
     later["futureMember"] = {"from": "a later minor"}
+    # A later minor may tag with an algorithm this reader lacks; without keys it ignores the tag (spec 10.3).
+    later["integrity"] = {"alg": "HMAC-SHA3-256", "keyId": "later", "mac": "A" * 43}
     out = ctx.client.restore_agent(later, spec, model_turn_offset=1)
     if "agent" not in out:
-        message = f"schemaVersion 1.9 with an unknown member refused: {out}"
+        message = f"schemaVersion 2.9 with an unknown member and a later tag algorithm refused: {out}"
         if not own_snapshot_refused(ctx, good, spec, VER_LATER_MINOR, message):
             wrong.setdefault(VER_LATER_MINOR, []).append(message)
     else:
@@ -340,11 +347,11 @@ def check_snapshot_refusal(ctx: CheckContext) -> None:
             out["agent"], {"interruptResponses": [{"interruptId": iid, "response": "y"}]}
         )
         if (resumed.get("result") or {}).get("stopReason") != "end_turn":
-            wrong.setdefault(VER_LATER_MINOR, []).append(f"the 1.9 snapshot did not continue: {resumed}")
+            wrong.setdefault(VER_LATER_MINOR, []).append(f"the 2.9 snapshot did not continue: {resumed}")
         rewritten = take_snapshot(ctx, out["agent"])
-        if rewritten.get("schemaVersion") != "1.0":
+        if rewritten.get("schemaVersion") != "2.0":
             wrong.setdefault(VER_WRITES_OWN, []).append(
-                f"after restoring a 1.9 snapshot it wrote schemaVersion {rewritten.get('schemaVersion')!r}"
+                f"after restoring a 2.9 snapshot it wrote schemaVersion {rewritten.get('schemaVersion')!r}"
             )
     fail_if(wrong)
 
@@ -373,7 +380,7 @@ def foreign_snapshot(*, b_answer: Any = None) -> dict[str, Any]:
     if b_answer is not None:
         b["response"] = b_answer
     return {
-        "schemaVersion": "1.0",
+        "schemaVersion": "2.0",
         "specVersion": "1.0",
         "createdAt": "2026-01-02T03:04:05Z",
         "revision": 3,
@@ -558,13 +565,13 @@ def check_integrity(ctx: CheckContext) -> None:
             ctx, unsigned, {k: v for k, v in spec.items() if k != "integrity"}, SEC_VERIFY, message
         ):
             wrong.setdefault(SEC_VERIFY, []).append(message)
-    if "session-store" in ctx.description.capabilities:
+    if "session-store" in ctx.description.profiles:
         for req, msgs in check_stored_integrity(
             ctx, spec, INTEGRITY_KEY["keyId"], INTEGRITY_KEY["secret"]
         ).items():
             wrong.setdefault(req, []).extend(msgs)
     else:
-        ctx.note("no session-store capability: tags of stored snapshots not checked")
+        ctx.note("no session-store profile: tags of stored snapshots not checked")
     directory = _frozen_dir()
     if directory is not None:
         named = fixture_codes(directory)
@@ -619,6 +626,7 @@ _SNAPSHOT_CHECKS: tuple[tuple[str, tuple[str, ...], Callable[[CheckContext], Non
             SNAP_REFUSE_TOOL_USE,
             SNAP_REFUSE_DIGEST,
             SNAP_REFUSE_DUPLICATE,
+            SNAP_REFUSE_DUPLICATE_NAMES,
             VER_BAD_VERSION,
             VER_UNKNOWN_MAJOR,
             VER_UNKNOWN_SPEC_MAJOR,
@@ -647,19 +655,19 @@ _SNAPSHOT_CHECKS: tuple[tuple[str, tuple[str, ...], Callable[[CheckContext], Non
             SEC_SESSION_ID,
         ),
         check_session_store,
-        ("core", "sessions"),
+        ("core", "sessions", "session-store"),
     ),
     (
         "explicit:session-claim",
         ("ROC-SESSION-018", "ROC-SESSION-019", "ROC-SESSION-020"),
         check_session_claim,
-        ("core", "sessions"),
+        ("core", "sessions", "session-store"),
     ),
     (
         "explicit:integrity",
         (SEC_SIGN, SEC_VERIFY, SEC_ORDER, VER_FROZEN_INVALID),
         check_integrity,
-        ("core", "sessions"),
+        ("core", "sessions", "snapshot-integrity"),
     ),
     (
         "explicit:foreign-snapshot",
@@ -718,14 +726,6 @@ def check_portable_to_peer(ctx: CheckContext) -> None:
         raise ConformanceViolation(PORTABLE_WRITE, "; ".join(wrong))
 
 
-# Checks that need an optional adapter feature (the requirements they verify are conditional on it).
-_CAPABILITIES: dict[str, tuple[str, ...]] = {
-    "explicit:session-store": ("session-store",),
-    "explicit:session-claim": ("session-store",),
-    "explicit:integrity": ("snapshot-integrity",),
-}
-
-
 def snapshot_checks() -> list[Check]:
     portable = Check(
         name="explicit:portable-to-peer",
@@ -743,7 +743,6 @@ def snapshot_checks() -> list[Check]:
                 run=fn,
                 profiles=profiles,
                 kind="explicit",
-                capabilities=_CAPABILITIES.get(name, ()),
             )
             for name, reqs, fn, profiles in _SNAPSHOT_CHECKS
         ],

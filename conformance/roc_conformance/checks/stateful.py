@@ -67,7 +67,14 @@ def _runner(name: str, executor_profile: str) -> Any:
         run_rounds(
             ctx,
             lambda tolerate, ledger: machine.make_machine(
-                lambda: client, profiles, name=name.replace(":", "_"), tolerate=tolerate, ledger=ledger
+                lambda: client,
+                profiles,
+                name=name.replace(":", "_"),
+                # Direct calls are one input among many: without the profile the machine leaves them out
+                # rather than skipping every other rule it judges.
+                direct_calls="direct-tool-call" in profiles,
+                tolerate=tolerate,
+                ledger=ledger,
             ),
             machine.MachineLedger(),
         )
@@ -144,7 +151,6 @@ def machine_checks() -> list[Check]:
             profiles=profiles,
             kind="machine",
             description=f"random interrupt lifecycles ({profiles[1]})",
-            capabilities=("direct-tool-call",),
             group="STATEFUL",
         )
         for name, profiles in _VARIANTS

@@ -23,13 +23,9 @@ def derive_profiles(vector: dict[str, Any]) -> tuple[str, ...]:
     profiles.append(f"{agent.get('executor', 'sequential')}-executor")
     if any("restore" in step for step in vector.get("steps", [])):
         profiles.append("sessions")
+    if any("directToolCall" in (step.get("invoke") or {}) for step in vector.get("steps", [])):
+        profiles.append("direct-tool-call")
     return tuple(profiles)
-
-
-def derive_capabilities(vector: dict[str, Any]) -> tuple[str, ...]:
-    """Optional adapter features a vector needs (a direct tool call step needs "direct-tool-call")."""
-    direct = any("directToolCall" in (step.get("invoke") or {}) for step in vector.get("steps", []))
-    return ("direct-tool-call",) if direct else ()
 
 
 def _runner(vector: dict[str, Any]) -> Any:
@@ -38,7 +34,7 @@ def _runner(vector: dict[str, Any]) -> Any:
         from roc_conformance.oracle.driver import IN_SYNC
         from roc_conformance.oracle.vectors import run_vector
 
-        violations, driver = run_vector(vector, ctx.client)
+        violations, driver = run_vector(vector, ctx.client, hook_events="hooks" in ctx.description.profiles)
         # SHOULD-level findings fail their (unscored) requirement too; the profile verdict ignores them.
         found = [*violations, *getattr(driver, "warnings", [])]
         transcript = driver.transcript()
@@ -76,7 +72,6 @@ def vector_checks() -> list[Check]:
                 profiles=derive_profiles(vector),
                 kind="vector",
                 description=str(vector.get("title", "")),
-                capabilities=derive_capabilities(vector),
             )
         )
     return checks

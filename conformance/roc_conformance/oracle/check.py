@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import ConformanceViolation
@@ -37,6 +37,10 @@ ERROR_CODES = frozenset(
     }
 )
 TOOL_EVENTS = ("before_tool_call", "tool_start", "tool_end", "after_tool_call")
+# What an adapter records for a runtime that does not claim `hooks` (spec 4.1): the adapter brackets each
+# invocation, serves the scripted model and runs the tool bodies itself, so it sees these without any hook
+# API. Hook events are judged only for implementations that claim `hooks`.
+CORE_TRACE_KINDS = frozenset({"invocation_start", "invocation_end", "model_call", "tool_start", "tool_end"})
 CYCLE_EVENTS = ("model_call", "before_tools", "after_tools")
 
 
@@ -407,12 +411,14 @@ def check_result(
     binder: IdBinder,
     executor: str,
     appended: list[dict[str, JSON]] | None = None,
+    hook_events: bool = True,
 ) -> list[Violation]:
     """All findings for one invocation (empty when it conforms).
 
     ``appended`` is what the implementation itself appended to its history in this invocation (when its
     replies show that): MessageAdded events are judged against it, not against the oracle's history, so a
-    message appended at the wrong time is one history failure, not also an event failure.
+    message appended at the wrong time is one history failure, not also an event failure. Without
+    ``hook_events`` (the implementation does not claim `hooks`) only the ``CORE_TRACE_KINDS`` are compared.
     """
     if "crash" in observed:
         crashed = f"the implementation crashed: {_short(observed['crash'])}"
@@ -452,7 +458,12 @@ def check_result(
         ids = [reqs.STOP_MESSAGE] if outcome.stop_reason == "interrupt" else [reqs.RESULT_MESSAGE]
         out.append(Violation(ids, f"message {_short(result.get('message'))} != {_short(outcome.message)}"))
     if outcome.trace_checked:
-        for v in check_trace(outcome, list(observed.get("trace") or []), executor, appended):
+        trace = list(observed.get("trace") or [])
+        if not hook_events:
+            trace = [e for e in trace if e.get("kind") in CORE_TRACE_KINDS]
+            core_trace = [e for e in outcome.trace if e.get("kind") in CORE_TRACE_KINDS]
+            outcome, appended = replace(outcome, trace=core_trace), None
+        for v in check_trace(outcome, trace, executor, appended):
             event_report = set(v.requirements) == {reqs.MESSAGE_ADDED}  # not about which units ran
             out.append(v if event_report else _as("trace", v))
     return out

@@ -84,6 +84,7 @@ class Driver:
     exercised_any: set[str] = field(default_factory=set)  # requirements any step exercised
     seen_messages: JSON = field(default_factory=list)  # the implementation's history in its last reply
     seen_state: JSON = None  # ... and its state (None until a reply shows it)
+    hook_events: bool = True  # the implementation claims `hooks`, so its trace shows hook events (spec 4.1)
 
     def __post_init__(self) -> None:
         self.spec = parse_spec(self.spec_doc)
@@ -141,7 +142,7 @@ class Driver:
             self.binder.retire()  # a batch completed: its ids are consumed, later batches mint new ones
             self.batch_restored = False
         appended = self._appended(observed)
-        found = check_result(outcome, observed, self.binder, self.spec.executor, appended)
+        found = check_result(outcome, observed, self.binder, self.spec.executor, appended, self.hook_events)
         if not outcome.poisoned and not (outcome.is_error and not _rejected(observed)):
             # (an input accepted that must be refused is the failure; what it then did is its consequence)
             found += check_history(

@@ -100,6 +100,12 @@ def outcome_as_observed(outcome: Outcome, pending: dict[str, JSON] | None) -> di
     }
 
 
+# Expectations about hook events: judged only for implementations that claim `hooks` (spec 4.1).
+HOOK_FACTS = frozenset(
+    {"beforeToolCall", "afterToolCall", "afterToolCallCount", "afterTools", "hookCallbacks", "messagesAdded"}
+)
+
+
 def compare_expect(
     expect: dict[str, JSON], got: dict[str, JSON], codes: frozenset[str] | None = None
 ) -> list[str]:
@@ -217,10 +223,15 @@ def check_vector_against_oracle(vector: dict[str, JSON]) -> list[str]:
     return problems
 
 
-def run_vector(vector: dict[str, JSON], impl: Implementation) -> tuple[list[Violation], Driver]:
-    """Run one vector against an implementation; every finding names the vector's requirements too."""
+def run_vector(
+    vector: dict[str, JSON], impl: Implementation, *, hook_events: bool = True
+) -> tuple[list[Violation], Driver]:
+    """Run one vector against an implementation; every finding names the vector's requirements too.
+
+    ``hook_events``: the implementation claims `hooks` (otherwise its trace is judged on core kinds only).
+    """
     requirement_ids: list[str] = list(vector.get("requirements", []))
-    driver = Driver(impl, vector["agent"])
+    driver = Driver(impl, vector["agent"], hook_events=hook_events)
     run = VectorRun()
     found: list[Violation] = []
     try:
@@ -255,7 +266,10 @@ def run_vector(vector: dict[str, JSON], impl: Implementation) -> tuple[list[Viol
             # opinion, reported under the vector's requirements only while the oracle has seen nothing wrong
             # in this run (after a divergence, only the re-synchronised oracle can say what must happen).
             if pristine and not driver.primaries:
-                for d in compare_expect(step.get("expect", {}), facts(observed)):
+                expect = step.get("expect", {})
+                if not hook_events:
+                    expect = {k: v for k, v in expect.items() if k not in HOOK_FACTS}
+                for d in compare_expect(expect, facts(observed)):
                     found.append(Violation(requirement_ids, f"{ctx}: {d}"))
                 exp_msgs = step.get("expect", {}).get("messages")
                 if exp_msgs is not None and "messages" in observed:
