@@ -42,8 +42,10 @@ What the runner expects from the oracle side (roc_conformance.oracle / roc_confo
         core + hooks if any hook + "<executor>-executor" + sessions if any restore step).
     machine.build_machine(client, profiles: frozenset[str]) -> type[RuleBasedStateMachine]
     machine.MACHINE_REQUIREMENTS: tuple[str, ...]     # every requirement ID the machine can fail
-    Capabilities: only send {"directToolCall"} when "direct-tool-call" is in client.describe().capabilities
-    (an SDK without a direct-call API omits it; the runner then skips checks that need it).
+    Profiles: only send {"directToolCall"} when "direct-tool-call" is in client.describe().profiles
+    (an SDK without a direct-call API does not claim it; the runner then skips checks that need it). Since
+    harness protocol 3 "direct-tool-call", "session-store" and "snapshot-integrity" are profiles; the only
+    capability left is "inspect".
     The runner calls hypothesis.stateful.run_state_machine_as_test(cls, settings=<certify|explore>) and maps
     the (shrunk) ConformanceViolation to its requirement IDs; the exception's __notes__ become the
     counterexample.
@@ -82,7 +84,7 @@ from roc_conformance.pb.jsonmap import JsonMappingError
 from roc_conformance.pb.roc.conformance.v1 import harness_pb2 as hpb
 from roc_conformance.pb.roc.conformance.v1 import harness_pb2_grpc as hgrpc
 
-HARNESS_PROTOCOL_VERSION = 2
+HARNESS_PROTOCOL_VERSION = 3
 """The harness protocol version this suite speaks (``DescribeRequest.harness_protocol_version``)."""
 
 PROTOCOL_CHANGES: dict[int, tuple[str, ...]] = {
@@ -97,12 +99,28 @@ PROTOCOL_CHANGES: dict[int, tuple[str, ...]] = {
         "preserved results and pending assistant message, read without invoking it",
         "AgentSpec tool names (and hook toolName filters) match ^[a-zA-Z0-9_-]{1,64}$",
     ),
+    3: (
+        "\"direct-tool-call\", \"session-store\" and \"snapshot-integrity\" are profiles: declare them in "
+        "DescribeResponse.profiles; DescribeResponse.capabilities knows only \"inspect\"",
+        "roc.v1 data model (spec 2.7): Interrupt.metadata (field 9) and InterruptResponse.metadata "
+        "(field 3) are google.protobuf.Struct extension points; InspectedInterrupt.metadata (field 7)",
+        "roc.v1 data model: Snapshot.revision is uint32 (a JSON number, 0..4294967295), no longer int64",
+        "roc.v1 data model: ErrorCode gains INVALID_INPUT (15) and INTERNAL (16)",
+        "roc.v1 data model: ToolUse.input is a JSON object, and a google.protobuf.Value holding null_value "
+        "in Interrupt.reason, Interrupt.response or InterruptResponse.response has no JSON form (leave the "
+        "field unset: a null reason is no reason)",
+    ),
 }
 """What each harness protocol version changed from the one before (the changelog of conformance/README.md
 says the same; a test keeps the two equal). Shown when an adapter speaks an older protocol."""
 
-CAPABILITIES = frozenset({"direct-tool-call", "session-store", "snapshot-integrity", "inspect"})
-"""The adapter capabilities this harness protocol defines (conformance/README.md, the handshake)."""
+CAPABILITIES = frozenset({"inspect"})
+"""The adapter capabilities this harness protocol defines (conformance/README.md, the handshake). Since
+protocol 3, direct tool calls, session stores and snapshot integrity are profiles
+(``FORMER_CAPABILITIES``)."""
+
+FORMER_CAPABILITIES = frozenset({"direct-tool-call", "session-store", "snapshot-integrity"})
+"""Capabilities of protocol 2 that protocol 3 made profiles: an adapter declares them in ``profiles``."""
 
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")  # use fullmatch: in Python, $ also matches before "\n"
 """Tool names the suite may put in an AgentSpec (agent-spec.schema.json, ``ToolName``): both Strands SDKs

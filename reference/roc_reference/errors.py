@@ -26,6 +26,8 @@ class ErrorCode(StrEnum):
     SNAPSHOT_INTEGRITY = "SNAPSHOT_INTEGRITY"
     SESSION_CONFLICT = "SESSION_CONFLICT"
     EXPIRED = "EXPIRED"
+    INVALID_INPUT = "INVALID_INPUT"
+    INTERNAL = "INTERNAL"
 
 
 class RocError(Exception):
@@ -128,6 +130,18 @@ class ExpiredError(RocError):
     """An answer arrived after its interrupt's expiresAt."""
 
     code = ErrorCode.EXPIRED
+
+
+class InvalidInputError(RocError):
+    """An input RoC gives no other code to, e.g. a malformed prompt to an idle agent (spec 2.2)."""
+
+    code = ErrorCode.INVALID_INPUT
+
+
+class InternalError(RocError):
+    """A model or provider failure, or an unexpected fault of the runtime."""
+
+    code = ErrorCode.INTERNAL
 
 
 ERROR_TYPES: dict[ErrorCode, type[RocError]] = {cls.code: cls for cls in RocError.__subclasses__()}

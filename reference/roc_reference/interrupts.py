@@ -136,9 +136,19 @@ class UnitRun:
             self.error = error
         return error
 
-    def interrupt(self, name: str, reason: Any = None, *, owner: int | None = None) -> Any:
+    def interrupt(
+        self,
+        name: str,
+        reason: Any = None,
+        *,
+        owner: int | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> Any:
         """The stored answer for ``name`` at this raise point, or pause by raising ``InterruptRaised``.
 
+        ``reason`` ``None`` is no reason: the interrupt is reported without a ``reason`` member
+        (ROC-MODEL-007, spec 2.1). ``metadata`` is the raiser's extension point (spec 2.1), a JSON object
+        reported unchanged.
         ``owner`` is the registration index of the raising hook callback (``None`` for a tool body).
         """
         if not isinstance(name, str) or not name:  # ROC-STOP-007
@@ -147,6 +157,12 @@ class UnitRun:
         problem = json_value_problem(reason, max_bytes=MAX_VALUE_BYTES)
         if problem is not None:
             raise self._fail(InvalidReasonError(f"interrupt reason of {name!r} is not acceptable: {problem}"))
+        # spec 2.1: metadata is a JSON object, with the limits of a reason so that a snapshot can carry it.
+        if metadata is not None and (
+            not isinstance(metadata, dict)
+            or json_value_problem(metadata, max_bytes=MAX_VALUE_BYTES) is not None
+        ):
+            raise self._fail(InvalidReasonError(f"interrupt metadata of {name!r} must be a JSON object"))
         if self._direct:  # ROC-DIRECT-001: no caller to hand control to
             raise self._fail(DirectCallInterruptError(f"interrupt {name!r} raised in a direct tool call"))
         # ROC-HOOK-021, ROC-HOOK-022, ROC-TOOL-014: a name is raised once per event instance / tool-body run.
@@ -167,13 +183,9 @@ class UnitRun:
         if stored is not None:
             # ROC-REPLAY-004, ROC-ANSWER-002: an unanswered interrupt keeps its id, name and reason.
             raise InterruptRaised(stored.interrupt)
+        extra = {} if metadata is None else {"metadata": json_copy(metadata)}
         raise InterruptRaised(
-            Interrupt(
-                id=minted,
-                name=name,
-                reason=json_copy(reason),
-                source=self.point.source(),
-            )
+            Interrupt(id=minted, name=name, reason=json_copy(reason), source=self.point.source(), **extra)
         )
 
 
@@ -221,7 +233,8 @@ class InterruptState:
         Checks run in the order of ROC-RESUME-014, each over the whole input: not interrupted + any
         interruptResponse -> NOT_INTERRUPTED; interrupted + not a list, or any block that is not an
         interruptResponse -> INTERRUPT_PENDING; empty list or a malformed interruptResponse ->
-        INVALID_RESUME; null or missing response -> INVALID_RESPONSE; the same id twice ->
+        INVALID_RESUME; null or missing response, or metadata that is not a JSON object -> INVALID_RESPONSE;
+        the same id twice ->
         DUPLICATE_RESPONSE; an id that is not an unanswered pending interrupt -> UNKNOWN_INTERRUPT.
         """
         blocks = prompt if isinstance(prompt, list) else None
@@ -237,13 +250,15 @@ class InterruptState:
         if not all(_is_response_block(b) for b in blocks):  # ROC-RESUME-002: other content or a mix
             raise InterruptPendingError("the agent is interrupted; resume with interruptResponse blocks only")
         answers: list[tuple[str, Any]] = []
+        metadata: list[Any] = []
         for block in blocks:
             body = _response_body(block)
             if body is None:  # ROC-RESUME-004
                 raise InvalidResumeError(
                     "malformed interruptResponse block", details={"block": _describe(block)}
                 )
-            answers.append(body)
+            answers.append(body[:2])
+            metadata.append(body[2])
         # ROC-SEC-011, ROC-SEC-013: every answer accepted here can be saved, so a save never fails after
         # the approved tool ran. Measured without recursion; the size check comes first (INVALID_RESUME
         # ranks before INVALID_RESPONSE, ROC-RESUME-014).
@@ -254,12 +269,23 @@ class InterruptState:
                 f"the responses of one resume input exceed {MAX_RESUME_BYTES} bytes",
                 details={"maxBytes": MAX_RESUME_BYTES},
             )
-        for (interrupt_id_, response), (problem, size) in zip(answers, measured, strict=True):
+        for (interrupt_id_, response), (problem, size), meta in zip(answers, measured, metadata, strict=True):
             # ROC-RESUME-005, ROC-RESUME-006, ROC-RESUME-009
             if response is None:
                 problem = "null"
             elif problem is None and size > MAX_VALUE_BYTES:
                 problem = f"canonical form larger than {MAX_VALUE_BYTES} bytes"
+            elif (
+                problem is None
+                and meta is not _NO_METADATA
+                and (
+                    not isinstance(meta, dict)
+                    or json_value_problem(meta, max_bytes=MAX_VALUE_BYTES) is not None
+                )
+            ):
+                # spec 2.2: metadata is accepted only as a JSON object (one a runtime could keep); it is then
+                # dropped here: the unit gets the response alone, and this runtime keeps no metadata.
+                problem = "metadata is not a JSON object within the limits"
             if problem is not None:
                 raise InvalidResponseError(
                     f"response to {interrupt_id_!r} must be a JSON value other than null, within the limits "
@@ -331,8 +357,11 @@ class InterruptState:
 
     def _snapshot_interrupt(self, stored: StoredInterrupt) -> SnapshotInterrupt:
         # ROC-SNAP-006: the digest taken at the stop, not one of the input as it stands now.
+        fields = stored.interrupt.model_dump()
+        if fields.get("metadata") is None:  # absent stays absent (a stored null would be malformed)
+            fields.pop("metadata", None)
         return SnapshotInterrupt(
-            **stored.interrupt.model_dump(),
+            **fields,
             response=json_copy(stored.response),
             input_digest=stored.input_digest,
         )
@@ -380,14 +409,25 @@ def _is_response_block(block: Any) -> bool:
     return isinstance(block, dict) and "interruptResponse" in block
 
 
-def _response_body(block: Any) -> tuple[str, Any] | None:
-    """``(interruptId, response)`` of a well-formed block (a missing response reads as null), else None."""
+_NO_METADATA: Any = object()
+"""The metadata of an answer that carries none (``None`` would be an explicit, and refused, null)."""
+
+
+def _response_body(block: Any) -> tuple[str, Any, Any] | None:
+    """``(interruptId, response, metadata)`` of a well-formed block, else None.
+
+    A missing response reads as null (INVALID_RESPONSE); a missing metadata is ``_NO_METADATA``. The
+    body's members are ``interruptId``, ``response`` and the ``metadata`` extension point (spec 2.2); any
+    other member makes the block malformed (ROC-RESUME-004).
+    """
     if isinstance(block, InterruptResponseBlock):
-        return block.interrupt_response.interrupt_id, block.interrupt_response.response
+        body_model = block.interrupt_response
+        meta = _NO_METADATA if body_model.metadata is None else body_model.metadata
+        return body_model.interrupt_id, body_model.response, meta
     body = block.get("interruptResponse") if isinstance(block, dict) and len(block) == 1 else None
-    if not isinstance(body, dict) or not set(body) <= {"interruptId", "response"}:
+    if not isinstance(body, dict) or not set(body) <= {"interruptId", "response", "metadata"}:
         return None
     interrupt_id_ = body.get("interruptId")
     if not isinstance(interrupt_id_, str) or not interrupt_id_:
         return None
-    return interrupt_id_, body.get("response")
+    return interrupt_id_, body.get("response"), body.get("metadata", _NO_METADATA)

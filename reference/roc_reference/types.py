@@ -238,24 +238,26 @@ class JsonContent(RocModel):
 class ToolUse(RocModel):
     """``{toolUseId, name, input}``: one tool call requested by the model.
 
-    ``input`` is any JSON value (spec 2.3): usually an object of named arguments, but a snapshot from another
-    implementation can hold an array, a string, a number or null, and it is kept as written. The member is
-    required, as in the schema: a snapshot or message whose toolUse omits it is malformed (SNAPSHOT_INVALID
-    when loading), so ``input`` has no default here; ``ToolUse.of`` is the shorthand for code.
+    ``input`` is a JSON object of named arguments (spec 2.3), in the schema as in the proto binding (a
+    ``Struct``). The member is required, as in the schema: a snapshot or message whose toolUse omits it, or
+    holds another JSON value there, is malformed (SNAPSHOT_INVALID when loading), so ``input`` has no
+    default here; ``ToolUse.of`` is the shorthand for code.
     """
 
     tool_use_id: str = Field(min_length=1)
     name: str = Field(min_length=1)  # as in the schema (ROC-SNAP-009)
-    input: Any
+    input: dict[str, Any]
 
     @classmethod
     def of(cls, tool_use_id: str, name: str, /, **arguments: Any) -> ToolUse:
         """Build a tool use in code: its ``input`` is the keyword arguments (``{}`` when none)."""
         return cls(tool_use_id=tool_use_id, name=name, input=dict(arguments))
 
-    @field_validator("input")
+    @field_validator("input", mode="before")
     @classmethod
     def _input_is_json(cls, value: Any) -> Any:
+        if not isinstance(value, dict):  # spec 2.3: an object; checked before pydantic coerces anything
+            raise ValueError(f"toolUse input must be a JSON object, not {type(value).__name__}")
         problem = json_value_problem(value)  # ROC-SEC-014
         if problem is not None:
             raise ValueError(f"toolUse input must be a JSON value within the limits: {problem}")
@@ -283,10 +285,24 @@ class ToolResultBlock(RocModel):
 
 
 class InterruptResponse(RocModel):
-    """``{interruptId, response}``: the caller's answer to one interrupt."""
+    """``{interruptId, response, metadata?}``: the caller's answer to one interrupt.
+
+    ``metadata`` (spec 2.2) is the caller's extension point, e.g. who approved: accepted, never handed to
+    the unit as part of the answer (the unit gets ``response`` only), and not kept by this runtime.
+    """
+
+    _omit_if_none = frozenset({"metadata"})
 
     interrupt_id: str
     response: Any
+    metadata: dict[str, Any] | None = None
+
+    @field_validator("metadata", mode="before")
+    @classmethod
+    def _metadata_is_a_json_object(cls, value: Any) -> Any:
+        if not isinstance(value, dict) or not is_json_value(value):  # spec 2.2, ROC-SEC-014
+            raise ValueError("interruptResponse metadata must be a JSON object within the limits")
+        return json_copy(value)
 
 
 class InterruptResponseBlock(RocModel):
@@ -372,9 +388,14 @@ class InterruptSource(RocModel):
 
 
 class Interrupt(RocModel):
-    """``{id, name, reason?, source, responseSchema?, expiresAt?}`` as returned to callers."""
+    """``{id, name, reason?, source, responseSchema?, expiresAt?, metadata?}`` as returned to callers.
 
-    _omit_if_none = frozenset({"reason", "responseSchema", "expiresAt"})
+    ``reason`` ``None`` is no reason (ROC-MODEL-007): the JSON then has no ``reason`` member, which is also
+    how the raise API treats a ``None`` reason. ``metadata`` is the raiser's extension point (spec 2.1),
+    reported unchanged and kept in snapshots.
+    """
+
+    _omit_if_none = frozenset({"reason", "responseSchema", "expiresAt", "metadata"})
 
     id: str = Field(min_length=1)
     name: str = Field(min_length=1)
@@ -382,6 +403,18 @@ class Interrupt(RocModel):
     source: InterruptSource
     response_schema: dict[str, Any] | None = None
     expires_at: str | None = None
+    metadata: dict[str, Any] | None = None
+
+    @field_validator("metadata", mode="before")
+    @classmethod
+    def _metadata_is_a_json_object(cls, value: Any) -> Any:
+        # None is the absent member (code copies interrupts through model_dump); JSON null is refused where
+        # JSON enters, by SnapshotInterrupt below.
+        if value is None:
+            return None
+        if not isinstance(value, dict) or not is_json_value(value):  # spec 2.1, ROC-SEC-014
+            raise ValueError("interrupt metadata must be a JSON object within the limits")
+        return json_copy(value)
 
     @field_validator("reason")
     @classmethod
@@ -412,10 +445,20 @@ class Interrupt(RocModel):
 class SnapshotInterrupt(Interrupt):
     """A stored interrupt: plus ``response`` when answered and ``inputDigest`` when tool-bound."""
 
-    _omit_if_none = frozenset({"reason", "responseSchema", "expiresAt", "response", "inputDigest"})
+    _omit_if_none = frozenset(
+        {"reason", "responseSchema", "expiresAt", "metadata", "response", "inputDigest"}
+    )
 
     response: Any = None
     input_digest: str | None = Field(default=None, pattern=r"^sha256:[0-9a-f]{64}$")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_null_metadata(cls, data: Any) -> Any:
+        # The schema allows metadata only as an object: a snapshot holding "metadata": null is malformed.
+        if isinstance(data, dict) and "metadata" in data and data["metadata"] is None:
+            raise ValueError("stored interrupt metadata must be a JSON object, not null")
+        return data
 
     @field_validator("response")
     @classmethod

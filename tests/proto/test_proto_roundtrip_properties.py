@@ -73,12 +73,15 @@ def test_generated_documents_round_trip(type_name: str, schema_file: str, strate
 @PROPERTY_SETTINGS
 @given(json_values)
 def test_arbitrary_json_in_value_survives_as_numbers_compare(value: Any):
-    """Rule 5: any JSON value within the safe integer range survives a Value field."""
-    doc = {"interruptResponse": {"interruptId": "i1", "response": value}}
-    back = jsonmap.from_proto(jsonmap.to_proto("InterruptResponseContent", doc))
+    """Rule 5: any JSON value within the safe integer range survives a Value field.
+
+    A tool result's json item carries any JSON value, null included (an answer's response never is null).
+    """
+    doc = {"toolUseId": "t1", "status": "success", "content": [{"json": value}]}
+    back = jsonmap.from_proto(jsonmap.to_proto("ToolResult", doc))
     assert jsonmap.json_equal(back, doc)
     # integral doubles come back as integers, so their canonical JSON has no fraction
-    response = back["interruptResponse"]["response"]
+    response = back["content"][0]["json"]
     if isinstance(response, float):
         assert not response.is_integer() or abs(response) > jsonmap.MAX_SAFE_INTEGER
 

@@ -1,8 +1,8 @@
-"""The documented JSON <-> protobuf mapping of the RoC data model (hand-written, not generated).
+"""The JSON <-> protobuf binding of the RoC data model (hand-written, not generated).
 
-The JSON form (spec/schema/v1) is normative; the proto messages of ``roc.v1`` mirror it so that
-ProtoJSON (``google.protobuf.json_format``) gives the same shape. Five rules close the remaining
-gaps; proto/README.md states them with their rationale:
+The JSON form (spec/schema/v1) is normative and wins on any conflict; the proto messages of ``roc.v1``
+mirror it so that ProtoJSON (``google.protobuf.json_format``) gives the same shape. Spec section 2.7
+("Protobuf binding", normative) states the rules this module implements; the numbers below are its:
 
 1. Enums. JSON spells an enum value without the enum's prefix: lower snake case by default
    (``"end_turn"`` <-> ``STOP_REASON_END_TURN``, ``"tool"`` <-> ``INTERRUPT_SOURCE_KIND_TOOL``),
@@ -18,8 +18,8 @@ gaps; proto/README.md states them with their rationale:
 5. Numbers inside arbitrary JSON (``google.protobuf.Value``/``Struct``) are IEEE doubles. ``to_proto``
    refuses integers outside +-(2**53 - 1) and non-finite numbers instead of rounding them;
    ``from_proto`` writes integral values in that range as integers. JSON numbers therefore compare
-   as numbers (``1 == 1.0``), which is what ``json_equal`` implements; int64 fields (``revision``)
-   stay exact integers.
+   as numbers (``1 == 1.0``), which is what ``json_equal`` implements; typed integer fields
+   (``revision`` is ``uint32``, written as a JSON number) stay exact integers.
 
 Two more rules serve the harness types of ``roc.conformance.v1``:
 
@@ -28,8 +28,14 @@ Two more rules serve the harness types of ``roc.conformance.v1``:
 7. ``AgentSpec.tools`` and ``AgentSpec.hooks`` are optional in JSON (absent means empty) and are
    omitted when empty.
 
-(Harness protocol 1 had an eighth rule for its typed ``ContentInput``; protocol 2 carries the ``content``
-and ``interruptResponses`` invoke inputs as ``google.protobuf.ListValue``, plain JSON arrays.)
+(Protocol 2 carries the ``content`` and ``interruptResponses`` invoke inputs as
+``google.protobuf.ListValue``, plain JSON arrays, so protocol 1's rule for a typed ``ContentInput`` is
+gone.) One more rule of the data model, since harness protocol 3:
+
+8. A ``google.protobuf.Value`` member whose JSON value is never null (``Interrupt.reason``,
+   ``Interrupt.response``, ``InterruptResponse.response``): unset is the absent member, and a Value
+   holding ``null_value`` has no JSON form, so it is refused in both directions. A raiser that passes
+   a null reason raised without one (ROC-MODEL-007): its interrupt leaves the field unset.
 
 Errors are values: every refusal raises ``JsonMappingError``.
 """
@@ -99,6 +105,16 @@ JSON_TYPES: Final[Mapping[str, str]] = {
 # Rule 3: (message, field) pairs whose JSON member is required and can be null.
 _NULLABLE: Final[frozenset[tuple[str, str]]] = frozenset(
     {("roc.v1.InterruptState", "pending_tool_execution")}
+)
+# Rule 8: (message, field) pairs of google.protobuf.Value whose JSON value is never null.
+_NEVER_NULL: Final[frozenset[tuple[str, str]]] = frozenset(
+    {
+        ("roc.v1.Interrupt", "reason"),
+        ("roc.v1.Interrupt", "response"),
+        ("roc.v1.InterruptResponse", "response"),
+        ("roc.conformance.v1.InspectedInterrupt", "reason"),
+        ("roc.conformance.v1.InspectedInterrupt", "response"),
+    }
 )
 # Rule 4: messages whose JSON form is the bare array of their single repeated field.
 _ARRAY_WRAPPERS: Final[Mapping[str, str]] = {"roc.v1.ResumeInput": "responses"}
@@ -256,6 +272,8 @@ def _prepare_message(descriptor: Descriptor, doc: Any, path: str) -> dict[str, A
         if field is None:
             raise JsonMappingError(f"{path}: unknown member {key!r} (members: {sorted(fields)})")
         where = f"{path}.{key}"
+        if value is None and (descriptor.full_name, field.name) in _NEVER_NULL:
+            raise JsonMappingError(f"{where}: null is not allowed (spec 2.7: leave the member out)")
         if (
             value is None
             and field.message_type is not None
@@ -353,6 +371,10 @@ def _restore_message(descriptor: Descriptor, raw: dict[str, Any], path: str) -> 
         return _restore_field(field, raw.get(field.json_name, []), f"{path}.{field.json_name}")
     fields = _fields_by_json_name(descriptor)
     doc = {key: _restore_field(fields[key], value, f"{path}.{key}") for key, value in raw.items()}
+    for key, value in doc.items():
+        if value is None and (descriptor.full_name, fields[key].name) in _NEVER_NULL:
+            # Rule 8: null_value has no JSON form here (a null reason is no reason; a null answer is none)
+            raise JsonMappingError(f"{path}.{key}: a Value holding null_value has no JSON form (spec 2.7)")
     for field in descriptor.fields:
         key = (descriptor.full_name, field.name)
         if key in _NULLABLE and field.json_name not in doc:

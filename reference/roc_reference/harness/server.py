@@ -4,9 +4,10 @@ Error mapping: a ``RocError`` raised by the runtime is the implementation's answ
 exception escaping the runtime during an Invoke is an implementation crash (``crash``); a problem of the
 adapter itself (unknown handle, unbuildable scenario, a bug here) is ``harness_error``.
 
-Harness protocol 2: ``content`` and ``interruptResponses`` arrive as raw JSON and go to the runtime as they
+Harness protocol 3: ``content`` and ``interruptResponses`` arrive as raw JSON and go to the runtime as they
 are (response bodies wrapped as ``{"interruptResponse": body}``), so the runtime's own validation is what
-the suite judges; ``InspectAgent`` reads the agent's interrupt state without running anything.
+the suite judges; ``InspectAgent`` reads the agent's interrupt state without running anything. Direct tool
+calls, session stores and snapshot integrity are declared as profiles; the one capability is ``inspect``.
 """
 
 from __future__ import annotations
@@ -35,13 +36,16 @@ from . import ADAPTER_NAME, PROFILES
 from .build import Built, Stores, build_agent, restore_agent
 from .programs import ScenarioError
 
-HARNESS_PROTOCOL_VERSION = 2
+HARNESS_PROTOCOL_VERSION = 3
 # The most agents one adapter process holds at once (conformance/README.md, "Isolation, concurrency and
 # deadlines"). Each live agent keeps its scenario, trace and session files until DisposeAgent; without a
 # cap a client that never disposes grows the process without bound. The runner disposes what each check
 # leaves behind, so a suite run holds a handful; a CreateAgent/RestoreAgent past the cap is a harness_error.
 MAX_LIVE_AGENTS = 256
-CAPABILITIES = ("direct-tool-call", "session-store", "snapshot-integrity", "inspect")
+CAPABILITIES = ("inspect",)
+# Since harness protocol 3 these are profiles, not capabilities: the runtime offers a direct-call API, a
+# session store and snapshot integrity, so the adapter claims them next to the runtime's own profiles.
+DRIVEN_PROFILES = ("direct-tool-call", "session-store", "snapshot-integrity")
 IMPLEMENTATION_VERSION = "0.1.0"
 
 
@@ -56,8 +60,11 @@ def _roc_error(exc: RocError) -> Any:
 class HarnessServicer(hgrpc.HarnessServiceServicer):
     """Holds the live agents of this process, each isolated from the others."""
 
-    def __init__(self, profiles: tuple[str, ...] = PROFILES) -> None:
-        self.profiles = profiles
+    def __init__(self, profiles: tuple[str, ...] | None = None) -> None:
+        # Default: the runtime's profiles plus the ones this adapter drives (each listed once).
+        self.profiles = (
+            profiles if profiles is not None else tuple(dict.fromkeys((*PROFILES, *DRIVEN_PROFILES)))
+        )
         self._agents: dict[str, Built] = {}
         self._lock = threading.Lock()
         self.stores = Stores()
@@ -288,6 +295,8 @@ def inspect_agent(agent: Agent) -> dict[str, Any]:
             }
             if "reason" in entry:
                 inspected["reason"] = entry["reason"]
+            if "metadata" in entry:
+                inspected["metadata"] = entry["metadata"]
             if stored.answered:
                 inspected["response"] = stored.response
             interrupts.append(inspected)

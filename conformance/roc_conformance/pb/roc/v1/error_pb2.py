@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x12roc/v1/error.proto\x12\x06roc.v1\x1a\x1cgoogle/protobuf/struct.proto\"c\n\x05\x45rror\x12\x1f\n\x04\x63ode\x18\x01 \x01(\x0e\x32\x11.roc.v1.ErrorCode\x12\x0f\n\x07message\x18\x02 \x01(\t\x12(\n\x07\x64\x65tails\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct*\x86\x04\n\tErrorCode\x12\x1a\n\x16\x45RROR_CODE_UNSPECIFIED\x10\x00\x12 \n\x1c\x45RROR_CODE_INTERRUPT_PENDING\x10\x01\x12\x1e\n\x1a\x45RROR_CODE_NOT_INTERRUPTED\x10\x02\x12 \n\x1c\x45RROR_CODE_UNKNOWN_INTERRUPT\x10\x03\x12!\n\x1d\x45RROR_CODE_DUPLICATE_RESPONSE\x10\x04\x12\x1f\n\x1b\x45RROR_CODE_INVALID_RESPONSE\x10\x05\x12\x1d\n\x19\x45RROR_CODE_INVALID_RESUME\x10\x06\x12\'\n#ERROR_CODE_DUPLICATE_INTERRUPT_NAME\x10\x07\x12$\n ERROR_CODE_DIRECT_CALL_INTERRUPT\x10\x08\x12\x1d\n\x19\x45RROR_CODE_INVALID_REASON\x10\t\x12\x1f\n\x1b\x45RROR_CODE_SNAPSHOT_INVALID\x10\n\x12+\n\'ERROR_CODE_SNAPSHOT_VERSION_UNSUPPORTED\x10\x0b\x12!\n\x1d\x45RROR_CODE_SNAPSHOT_INTEGRITY\x10\x0c\x12\x1f\n\x1b\x45RROR_CODE_SESSION_CONFLICT\x10\r\x12\x16\n\x12\x45RROR_CODE_EXPIRED\x10\x0e\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x12roc/v1/error.proto\x12\x06roc.v1\x1a\x1cgoogle/protobuf/struct.proto\"c\n\x05\x45rror\x12\x1f\n\x04\x63ode\x18\x01 \x01(\x0e\x32\x11.roc.v1.ErrorCode\x12\x0f\n\x07message\x18\x02 \x01(\t\x12(\n\x07\x64\x65tails\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct*\xbd\x04\n\tErrorCode\x12\x1a\n\x16\x45RROR_CODE_UNSPECIFIED\x10\x00\x12 \n\x1c\x45RROR_CODE_INTERRUPT_PENDING\x10\x01\x12\x1e\n\x1a\x45RROR_CODE_NOT_INTERRUPTED\x10\x02\x12 \n\x1c\x45RROR_CODE_UNKNOWN_INTERRUPT\x10\x03\x12!\n\x1d\x45RROR_CODE_DUPLICATE_RESPONSE\x10\x04\x12\x1f\n\x1b\x45RROR_CODE_INVALID_RESPONSE\x10\x05\x12\x1d\n\x19\x45RROR_CODE_INVALID_RESUME\x10\x06\x12\'\n#ERROR_CODE_DUPLICATE_INTERRUPT_NAME\x10\x07\x12$\n ERROR_CODE_DIRECT_CALL_INTERRUPT\x10\x08\x12\x1d\n\x19\x45RROR_CODE_INVALID_REASON\x10\t\x12\x1f\n\x1b\x45RROR_CODE_SNAPSHOT_INVALID\x10\n\x12+\n\'ERROR_CODE_SNAPSHOT_VERSION_UNSUPPORTED\x10\x0b\x12!\n\x1d\x45RROR_CODE_SNAPSHOT_INTEGRITY\x10\x0c\x12\x1f\n\x1b\x45RROR_CODE_SESSION_CONFLICT\x10\r\x12\x16\n\x12\x45RROR_CODE_EXPIRED\x10\x0e\x12\x1c\n\x18\x45RROR_CODE_INVALID_INPUT\x10\x0f\x12\x17\n\x13\x45RROR_CODE_INTERNAL\x10\x10\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,7 +33,7 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'roc_conformance.pb.roc.v1.e
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_ERRORCODE']._serialized_start=162
-  _globals['_ERRORCODE']._serialized_end=680
+  _globals['_ERRORCODE']._serialized_end=735
   _globals['_ERROR']._serialized_start=60
   _globals['_ERROR']._serialized_end=159
 # @@protoc_insertion_point(module_scope)

@@ -24,6 +24,8 @@ class ErrorCode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ERROR_CODE_SNAPSHOT_INTEGRITY: _ClassVar[ErrorCode]
     ERROR_CODE_SESSION_CONFLICT: _ClassVar[ErrorCode]
     ERROR_CODE_EXPIRED: _ClassVar[ErrorCode]
+    ERROR_CODE_INVALID_INPUT: _ClassVar[ErrorCode]
+    ERROR_CODE_INTERNAL: _ClassVar[ErrorCode]
 ERROR_CODE_UNSPECIFIED: ErrorCode
 ERROR_CODE_INTERRUPT_PENDING: ErrorCode
 ERROR_CODE_NOT_INTERRUPTED: ErrorCode
@@ -39,6 +41,8 @@ ERROR_CODE_SNAPSHOT_VERSION_UNSUPPORTED: ErrorCode
 ERROR_CODE_SNAPSHOT_INTEGRITY: ErrorCode
 ERROR_CODE_SESSION_CONFLICT: ErrorCode
 ERROR_CODE_EXPIRED: ErrorCode
+ERROR_CODE_INVALID_INPUT: ErrorCode
+ERROR_CODE_INTERNAL: ErrorCode
 
 class Error(_message.Message):
     __slots__ = ("code", "message", "details")

@@ -35,7 +35,7 @@ class InterruptSource(_message.Message):
     def __init__(self, kind: _Optional[_Union[InterruptSourceKind, str]] = ..., tool_use_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., node_id: _Optional[str] = ...) -> None: ...
 
 class Interrupt(_message.Message):
-    __slots__ = ("id", "name", "reason", "source", "response_schema", "expires_at", "response", "input_digest")
+    __slots__ = ("id", "name", "reason", "source", "response_schema", "expires_at", "response", "input_digest", "metadata")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
@@ -44,6 +44,7 @@ class Interrupt(_message.Message):
     EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
     RESPONSE_FIELD_NUMBER: _ClassVar[int]
     INPUT_DIGEST_FIELD_NUMBER: _ClassVar[int]
+    METADATA_FIELD_NUMBER: _ClassVar[int]
     id: str
     name: str
     reason: _struct_pb2.Value
@@ -52,4 +53,5 @@ class Interrupt(_message.Message):
     expires_at: str
     response: _struct_pb2.Value
     input_digest: str
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., reason: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., source: _Optional[_Union[InterruptSource, _Mapping]] = ..., response_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., expires_at: _Optional[str] = ..., response: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., input_digest: _Optional[str] = ...) -> None: ...
+    metadata: _struct_pb2.Struct
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., reason: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., source: _Optional[_Union[InterruptSource, _Mapping]] = ..., response_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., expires_at: _Optional[str] = ..., response: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., input_digest: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...

@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x13roc/v1/resume.proto\x12\x06roc.v1\x1a\x1cgoogle/protobuf/struct.proto\"S\n\x11InterruptResponse\x12\x14\n\x0cinterrupt_id\x18\x01 \x01(\t\x12(\n\x08response\x18\x02 \x01(\x0b\x32\x16.google.protobuf.Value\"Q\n\x18InterruptResponseContent\x12\x35\n\x12interrupt_response\x18\x01 \x01(\x0b\x32\x19.roc.v1.InterruptResponse\"B\n\x0bResumeInput\x12\x33\n\tresponses\x18\x01 \x03(\x0b\x32 .roc.v1.InterruptResponseContentb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x13roc/v1/resume.proto\x12\x06roc.v1\x1a\x1cgoogle/protobuf/struct.proto\"~\n\x11InterruptResponse\x12\x14\n\x0cinterrupt_id\x18\x01 \x01(\t\x12(\n\x08response\x18\x02 \x01(\x0b\x32\x16.google.protobuf.Value\x12)\n\x08metadata\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\"Q\n\x18InterruptResponseContent\x12\x35\n\x12interrupt_response\x18\x01 \x01(\x0b\x32\x19.roc.v1.InterruptResponse\"B\n\x0bResumeInput\x12\x33\n\tresponses\x18\x01 \x03(\x0b\x32 .roc.v1.InterruptResponseContentb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,9 +33,9 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'roc_conformance.pb.roc.v1.r
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_INTERRUPTRESPONSE']._serialized_start=61
-  _globals['_INTERRUPTRESPONSE']._serialized_end=144
-  _globals['_INTERRUPTRESPONSECONTENT']._serialized_start=146
-  _globals['_INTERRUPTRESPONSECONTENT']._serialized_end=227
-  _globals['_RESUMEINPUT']._serialized_start=229
-  _globals['_RESUMEINPUT']._serialized_end=295
+  _globals['_INTERRUPTRESPONSE']._serialized_end=187
+  _globals['_INTERRUPTRESPONSECONTENT']._serialized_start=189
+  _globals['_INTERRUPTRESPONSECONTENT']._serialized_end=270
+  _globals['_RESUMEINPUT']._serialized_start=272
+  _globals['_RESUMEINPUT']._serialized_end=338
 # @@protoc_insertion_point(module_scope)

@@ -492,20 +492,22 @@ class AgentInspection(_message.Message):
     def __init__(self, activated: _Optional[bool] = ..., interrupts: _Optional[_Iterable[_Union[InspectedInterrupt, _Mapping]]] = ..., preserved_tool_use_ids: _Optional[_Iterable[str]] = ..., pending_assistant_message: _Optional[_Union[_message_pb2.Message, _Mapping]] = ..., messages: _Optional[_Iterable[_Union[_message_pb2.Message, _Mapping]]] = ..., state: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class InspectedInterrupt(_message.Message):
-    __slots__ = ("id", "name", "reason", "source", "answered", "response")
+    __slots__ = ("id", "name", "reason", "source", "answered", "response", "metadata")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     SOURCE_FIELD_NUMBER: _ClassVar[int]
     ANSWERED_FIELD_NUMBER: _ClassVar[int]
     RESPONSE_FIELD_NUMBER: _ClassVar[int]
+    METADATA_FIELD_NUMBER: _ClassVar[int]
     id: str
     name: str
     reason: _struct_pb2.Value
     source: _interrupt_pb2.InterruptSource
     answered: bool
     response: _struct_pb2.Value
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., reason: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., source: _Optional[_Union[_interrupt_pb2.InterruptSource, _Mapping]] = ..., answered: _Optional[bool] = ..., response: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ...) -> None: ...
+    metadata: _struct_pb2.Struct
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., reason: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., source: _Optional[_Union[_interrupt_pb2.InterruptSource, _Mapping]] = ..., answered: _Optional[bool] = ..., response: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class ImplementationCrash(_message.Message):
     __slots__ = ("type", "message", "details")

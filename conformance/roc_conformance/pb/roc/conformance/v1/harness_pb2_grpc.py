@@ -120,7 +120,8 @@ class HarnessServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def InspectAgent(self, request, context):
-        """Read an agent's interrupt state without invoking it (capability "inspect"; harness protocol 2).
+        """Read an agent's interrupt state without invoking it (capability "inspect"; since harness
+        protocol 2).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -1,0 +1,94 @@
+"""Harness protocol 3 over real gRPC: direct tool calls, session stores and snapshot integrity are profiles
+(the one capability left is ``inspect``), a protocol 2 adapter is refused with what changed, and the data
+model changes of spec 2.7 cross the wire (answer metadata accepted or refused with its RoC code)."""
+
+from __future__ import annotations
+
+import grpc
+import pytest
+from roc_conformance.client import (
+    CAPABILITIES,
+    FORMER_CAPABILITIES,
+    HARNESS_PROTOCOL_VERSION,
+    PROTOCOL_CHANGES,
+)
+from roc_conformance.errors import ProtocolMismatch
+from roc_conformance.pb.roc.conformance.v1 import harness_pb2 as hpb
+from roc_harness_support import client_for, serving, tool_spec
+from roc_reference.harness.server import HarnessServicer
+
+
+class VersionedServicer(HarnessServicer):
+    """The reference adapter answering the handshake with another protocol version."""
+
+    def __init__(self, version: int) -> None:
+        super().__init__()
+        self.version = version
+
+    def Describe(self, request: hpb.DescribeRequest, context: grpc.ServicerContext) -> hpb.DescribeResponse:
+        reply = super().Describe(request, context)
+        reply.harness_protocol_version = self.version
+        return reply
+
+
+def test_the_suite_and_the_reference_speak_protocol_3(client):
+    assert HARNESS_PROTOCOL_VERSION == 3
+    desc = client.describe()
+    assert desc.harness_protocol_version == 3
+    assert desc.capabilities == CAPABILITIES == frozenset({"inspect"})
+    # The three former capabilities are claimed as profiles, each once.
+    assert desc.profiles >= FORMER_CAPABILITIES
+    assert not FORMER_CAPABILITIES & desc.capabilities
+
+
+def test_a_protocol_2_adapter_is_refused_with_what_changed():
+    with serving(VersionedServicer(2)) as (address, _), client_for(address) as c:
+        with pytest.raises(ProtocolMismatch) as caught:
+            c.describe()
+        message = str(caught.value)
+        assert "adapter speaks harness protocol 2, suite speaks 3" in message
+        for change in PROTOCOL_CHANGES[3]:
+            assert change in message
+        assert not any(change in message for change in PROTOCOL_CHANGES[2])  # only what changed since 2
+        with pytest.raises(ProtocolMismatch):  # latched: nothing more reaches a protocol 2 adapter
+            c.create_agent(tool_spec())
+
+
+def test_the_protocol_3_changelog_names_the_profiles_and_the_data_model_changes():
+    changes = " ".join(PROTOCOL_CHANGES[3])
+    for word in ("direct-tool-call", "session-store", "snapshot-integrity", "metadata", "uint32"):
+        assert word in changes
+    assert "INVALID_INPUT" in changes
+    assert "INTERNAL" in changes
+
+
+def _paused(client):
+    agent = client.create_agent(tool_spec())
+    first = client.invoke(agent, {"prompt": "go"})
+    return agent, first["result"]["interrupts"][0]["id"], first["messages"]
+
+
+def test_an_answer_with_metadata_is_accepted_and_the_unit_gets_the_response_alone(client):
+    # spec 2.2: InterruptResponse.metadata is accepted and never delivered as part of the answer.
+    agent, iid, _ = _paused(client)
+    body = {"interruptId": iid, "response": "y", "metadata": {"approver": "ada", "at": 1}}
+    out = client.invoke(agent, {"interruptResponses": [body]})
+    assert out["result"]["stopReason"] == "end_turn", out
+    results = [
+        block["toolResult"]
+        for message in out["messages"]
+        for block in message["content"]
+        if "toolResult" in block
+    ]
+    # The scenario tool returns the answers it received: exactly the response, no metadata beside it.
+    assert results[-1]["content"] == [{"json": {"answers": ["y"], "value": "v"}}]
+
+
+@pytest.mark.parametrize("metadata", ["ada", None, [1], 0, True])
+def test_answer_metadata_that_is_not_an_object_is_invalid_response(client, metadata):
+    agent, iid, messages = _paused(client)
+    body = {"interruptId": iid, "response": "y", "metadata": metadata}
+    out = client.invoke(agent, {"interruptResponses": [body]})
+    assert out["error"]["code"] == "INVALID_RESPONSE", out
+    assert out["messages"] == messages  # rejected input leaves the agent as it was
+    assert [i["id"] for i in client.inspect(agent)["interrupts"]] == [iid]
