@@ -69,6 +69,8 @@ def test_bold_keywords_pass() -> None:
         ("10-security.md", "The snapshot **SHOULD** be signed."),
         ("05-tools.md", "The `MUST` keyword in code, outside a block."),
         ("01-conformance.md", "An implementation MUST declare its profiles."),
+        ("terms.md", "An answer MUST NOT be null."),
+        ("appendix-b-registries.md", "A reader SHOULD ignore unknown values."),
     ],
 )
 def test_keyword_outside_block_in_normative_chapter_fails(name: str, line: str) -> None:
@@ -82,6 +84,8 @@ def test_keyword_outside_block_in_normative_chapter_fails(name: str, line: str) 
         ("01-conformance.md", "The keywords `MUST`, `MUST NOT`, `SHOULD` and `MAY` are read per BCP 14."),
         ("README.md", "Each chapter says what an implementation MUST do."),
         ("appendix-a-peers.md", "Strands SHOULD, per RoC, reject null answers."),
+        ("CHANGELOG.md", "Constant-time comparison becomes MUST."),
+        ("conformance-testing.md", "A MUST that errored makes the profile INCOMPLETE."),
         ("03-lifecycle.md", "```text\nMUST appears in an example\n```"),
     ],
 )
@@ -160,7 +164,18 @@ def test_unknown_or_reserved_profile_fails(profile: str) -> None:
     assert violations
 
 
-@pytest.mark.parametrize("profile", ["core", "hooks", "sequential-executor", "portable-snapshot"])
+@pytest.mark.parametrize(
+    "profile",
+    [
+        "core",
+        "hooks",
+        "sequential-executor",
+        "direct-tool-call",
+        "session-store",
+        "snapshot-integrity",
+        "portable-snapshot",
+    ],
+)
 def test_known_profile_passes(profile: str) -> None:
     assert lint_texts({"03-lifecycle.md": chapter(block(profile=profile))}) == []
 
