@@ -104,6 +104,8 @@ PROTOCOL_CHANGES: dict[int, tuple[str, ...]] = {
         "DescribeResponse.profiles; DescribeResponse.capabilities knows only \"inspect\"",
         "roc.v1 data model (spec 2.7): Interrupt.metadata (field 9) and InterruptResponse.metadata "
         "(field 3) are google.protobuf.Struct extension points; InspectedInterrupt.metadata (field 7)",
+        "AgentSpec interrupt steps take an optional metadata object (InterruptStep.metadata, field 4), "
+        "passed to the runtime's raise API as it is; a null reason is no reason",
         "roc.v1 data model: Snapshot.revision is uint32 (a JSON number, 0..4294967295), no longer int64",
         "roc.v1 data model: ErrorCode gains INVALID_INPUT (15) and INTERNAL (16)",
         "roc.v1 data model: ToolUse.input is a JSON object, and a google.protobuf.Value holding null_value "

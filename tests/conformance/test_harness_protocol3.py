@@ -92,3 +92,31 @@ def test_answer_metadata_that_is_not_an_object_is_invalid_response(client, metad
     assert out["error"]["code"] == "INVALID_RESPONSE", out
     assert out["messages"] == messages  # rejected input leaves the agent as it was
     assert [i["id"] for i in client.inspect(agent)["interrupts"]] == [iid]
+
+
+def test_an_interrupt_step_passes_metadata_only_when_it_has_some():
+    # Harness protocol 3: InterruptStep.metadata reaches the raise API's metadata keyword as it is; a step
+    # without it calls the raise API with (name, reason) alone, as protocol 2 adapters did.
+    from roc_reference.harness.programs import TOOL_OPS, StateView, parse_steps, run_program
+
+    calls: list[tuple[tuple[object, ...], dict[str, object]]] = []
+
+    def raise_api(*args: object, **kwargs: object) -> str:
+        calls.append((args, kwargs))
+        return "y"
+
+    steps = parse_steps(
+        [{"interrupt": {"name": "a", "metadata": {"x-acme-ui": "red"}}}, {"interrupt": {"name": "b"}}],
+        TOOL_OPS,
+        "tool",
+    )
+    state = StateView(get=lambda key: None, has=lambda key: False, put=lambda key, value: None)
+    run_program(steps, interrupt=raise_api, state=state)
+    assert calls == [(("a", None), {"metadata": {"x-acme-ui": "red"}}), (("b", None), {})]
+
+
+def test_interrupt_step_metadata_must_be_an_object():
+    from roc_reference.harness.programs import TOOL_OPS, ScenarioError, parse_steps
+
+    with pytest.raises(ScenarioError, match="metadata"):
+        parse_steps([{"interrupt": {"name": "a", "metadata": "red"}}], TOOL_OPS, "tool")

@@ -3,9 +3,10 @@
 A program runs from its first step every time its unit runs (that is what replay means), collecting the
 answers its ``interrupt`` steps receive. Scenario semantics (conformance/README.md):
 
-* ``interrupt{name, reason? | reasonFromState?}``: ask, or, on replay, receive the stored answer; with
-  ``reasonFromState`` the reason is ``state[key]`` at the raise (absent: no reason), so a replay after the
-  state changed passes a different reason (ROC-STOP-011);
+* ``interrupt{name, reason? | reasonFromState?, metadata?}``: ask, or, on replay, receive the stored answer;
+  with ``reasonFromState`` the reason is ``state[key]`` at the raise (absent: no reason), so a replay after
+  the state changed passes a different reason (ROC-STOP-011); a null reason is no reason (spec 2.1);
+  ``metadata`` (harness protocol 3) goes to the raise API's ``metadata`` keyword as it is;
 * ``return{value?}`` (tool): success ``[{"json": {"answers": [...], "value": value}}]``;
 * ``fail{message}`` (tool): error ``[{"text": message}]``;
 * ``cancel{message}`` / ``cancelIf{answerNotIn, message}`` (hook): cancel the tool or the batch
@@ -68,6 +69,8 @@ def parse_steps(raw: Any, allowed: frozenset[str], where: str) -> tuple[Step, ..
             and ("reason" in args or not isinstance(args["reasonFromState"], str))
         ):
             raise ScenarioError(f"{where}[{i}]: interrupt takes a reason or a reasonFromState key, not both")
+        if op == "interrupt" and "metadata" in args and not isinstance(args["metadata"], dict):
+            raise ScenarioError(f"{where}[{i}]: interrupt metadata must be an object")
         if op in ("skipIfState", "setState") and not isinstance(args.get("key"), str):
             raise ScenarioError(f"{where}[{i}]: {op} needs a key")
         steps.append(Step(op, dict(args)))
@@ -103,9 +106,13 @@ def _reason(args: Mapping[str, Any], state: StateView) -> Any:
 
 
 def run_program(
-    steps: Sequence[Step], *, interrupt: Callable[[str, Any], Any] | None, state: StateView
+    steps: Sequence[Step], *, interrupt: Callable[..., Any] | None, state: StateView
 ) -> ProgramRun:
-    """Run ``steps``; ``interrupt(name, reason)`` returns the answer or raises the runtime's pause signal."""
+    """Run ``steps``; ``interrupt(name, reason)`` returns the answer or raises the runtime's pause signal.
+
+    A step with ``metadata`` calls ``interrupt(name, reason, metadata=...)``; one without calls it with two
+    arguments only, so a raise API without the keyword still runs every scenario that does not use it.
+    """
     run = ProgramRun()
     last: Any = _NO_ANSWER
     for step in steps:
@@ -113,7 +120,8 @@ def run_program(
         if step.op == "interrupt":
             if interrupt is None:
                 raise ScenarioError("this program cannot interrupt")
-            answer = interrupt(args["name"], _reason(args, state))
+            extra = {"metadata": args["metadata"]} if "metadata" in args else {}
+            answer = interrupt(args["name"], _reason(args, state), **extra)
             run.answers.append(answer)
             last = answer
         elif step.op == "return":

@@ -174,14 +174,16 @@ class Step(_message.Message):
     def __init__(self, interrupt: _Optional[_Union[InterruptStep, _Mapping]] = ..., fail: _Optional[_Union[FailStep, _Mapping]] = ..., cancel: _Optional[_Union[CancelStep, _Mapping]] = ..., cancel_if: _Optional[_Union[CancelIfStep, _Mapping]] = ..., skip_if_state: _Optional[_Union[SkipIfStateStep, _Mapping]] = ..., set_state: _Optional[_Union[SetStateStep, _Mapping]] = ..., **kwargs) -> None: ...
 
 class InterruptStep(_message.Message):
-    __slots__ = ("name", "reason", "reason_from_state")
+    __slots__ = ("name", "reason", "reason_from_state", "metadata")
     NAME_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     REASON_FROM_STATE_FIELD_NUMBER: _ClassVar[int]
+    METADATA_FIELD_NUMBER: _ClassVar[int]
     name: str
     reason: _struct_pb2.Value
     reason_from_state: str
-    def __init__(self, name: _Optional[str] = ..., reason: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., reason_from_state: _Optional[str] = ...) -> None: ...
+    metadata: _struct_pb2.Struct
+    def __init__(self, name: _Optional[str] = ..., reason: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., reason_from_state: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class ReturnStep(_message.Message):
     __slots__ = ("value",)
