@@ -18,7 +18,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import SPEC_VERSION
-from .errors import InterruptPendingError, InvalidResumeError, SnapshotInvalidError
+from .errors import (
+    InternalError,
+    InterruptPendingError,
+    InvalidInputError,
+    InvalidResumeError,
+    SnapshotInvalidError,
+)
 from .executors import Executor, RunOne, SequentialExecutor, ToolOutcome
 from .hooks import AfterInvocationEvent, BeforeInvocationEvent, HookProvider, HookRegistry, MessageAddedEvent
 from .integrity import sign
@@ -109,6 +115,7 @@ class Agent:
         self._resume_guard = resume_guard
         self._max_resume_blocks = max_resume_blocks
         self._lock = threading.RLock()
+        self._checkpoint = self._capture()  # where a failing invocation rolls back to (ROC-ERR-006/012)
         # ROC-SESSION-018: the claim of the invocation in flight (file stores only; see sessions.claims)
         self._ledger = ledger_for(session)
         self._claimed_batch: frozenset[str] = frozenset()  # tool uses pending when the claim was taken
@@ -220,7 +227,7 @@ class Agent:
         self, answers: list[tuple[str, Any]], user_message: Message | None, recorded: list[ToolResult]
     ) -> AgentResult:
         """The claimed part of an invocation: answers applied, the loop, the end save."""
-        saved = self._capture()
+        saved = self._checkpoint = self._capture()
         started = False
         ending = False
         try:
@@ -239,7 +246,10 @@ class Agent:
             if started:  # ROC-HOOK-002: the pair brackets every invocation, also a failing one
                 with contextlib.suppress(Exception):
                     self.hooks.invoke(AfterInvocationEvent(self, None, exc))
-            self._reinstate(saved)  # ROC-ERR-006: a failed invocation leaves the agent as it was
+            # ROC-ERR-006: a failed invocation leaves the agent as it was. ROC-ERR-012: after INTERNAL (a
+            # model that failed, say) the batches completed in this invocation stay, so a retry cannot run
+            # their approved tools again.
+            self._reinstate(self._checkpoint if isinstance(exc, InternalError) else saved)
             self._drop_claim(keep=ending or self._claimed_ran)
             raise
         return result
@@ -257,7 +267,11 @@ class Agent:
             interrupts=self._interrupts,
             messages=self._messages,
             append=self._append,
+            checkpoint=self._mark_checkpoint,
         )
+
+    def _mark_checkpoint(self) -> None:
+        self._checkpoint = self._capture()
 
     def _append(self, message: Message) -> None:
         self._messages.append(message)
@@ -478,10 +492,17 @@ class _RecordingExecutor:
 
 
 def _prompt_message(prompt: PromptInput) -> Message:
-    """The user message for a prompt: a string, or a non-empty list of text blocks."""
+    """The user message for a prompt: a string, or a non-empty list of text blocks (ROC-TOOL-016).
+
+    Anything else is INVALID_INPUT (ROC-ERR-010); this runtime's model takes text only, which the spec leaves
+    to the runtime for prompts the schema allows.
+    """
     if isinstance(prompt, str):
         return Message(role="user", content=[TextBlock(text=prompt)])
     if isinstance(prompt, list | tuple) and prompt:
-        blocks = [b if isinstance(b, TextBlock) else TextBlock.model_validate(b) for b in prompt]
+        try:
+            blocks = [b if isinstance(b, TextBlock) else TextBlock.model_validate(b) for b in prompt]
+        except ValueError as exc:  # pydantic's ValidationError is a ValueError
+            raise InvalidInputError(f"a prompt block is not a text block: {exc}") from None
         return Message(role="user", content=list(blocks))
-    raise ValueError("a prompt is a string or a non-empty list of text blocks")
+    raise InvalidInputError("a prompt is a string or a non-empty list of text blocks")

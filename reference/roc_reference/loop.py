@@ -26,7 +26,8 @@ from .hooks import (
     cancel_text,
 )
 from .interrupts import AnswerBook, InterruptRaised, InterruptState, RaisePoint, UnitRun
-from .models import Model
+from .errors import InternalError, RocError
+from .models import Model, ModelTurn
 from .tools import Tool, ToolContext
 from .types import (
     AgentResult,
@@ -64,6 +65,8 @@ class Loop:
     interrupts: InterruptState
     messages: list[Message]
     append: Callable[[Message], None]
+    # Called after each batch completes: the point an INTERNAL failure rolls back to (ROC-ERR-012).
+    checkpoint: Callable[[], None] = lambda: None
 
     def run(self) -> AgentResult:
         """Run cycles until the model ends its turn or an interrupt stops the invocation."""
@@ -73,7 +76,7 @@ class Loop:
                 pending = self.interrupts.pending
             else:
                 self.hooks.invoke(BeforeModelCallEvent(self.agent))
-                turn = self.model.call(tuple(self.messages))
+                turn = self._call_model()
                 # A private copy: the model (and whoever holds its turns) keeps no handle on the batch.
                 turn = replace(turn, message=turn.message.model_copy(deep=True))
                 self.hooks.invoke(AfterModelCallEvent(self.agent, turn.message, turn.stop_reason))
@@ -99,6 +102,16 @@ class Loop:
             self.append(pending.assistant_message)
             self.append(outcome.result_message)
             self.interrupts.complete_cycle()  # ROC-ANSWER-007: consumed on completion
+            self.checkpoint()
+
+    def _call_model(self) -> ModelTurn:
+        """One model call; a failure of the model or its provider is INTERNAL (ROC-ERR-011)."""
+        try:
+            return self.model.call(tuple(self.messages))
+        except RocError:
+            raise
+        except Exception as exc:
+            raise InternalError(f"the model call failed: {type(exc).__name__}: {exc}") from exc
 
     def run_cycle(self, pending: PendingToolExecution) -> CycleOutcome:
         """One tool cycle over ``pending.assistant_message``, keeping the results already completed."""

@@ -205,12 +205,14 @@ def test_expired_answer_is_refused() -> None:
     assert frozen(restored) == before
 
 
+@pytest.mark.req("ROC-ERR-010")
 def test_invalid_prompt_to_an_idle_agent_is_refused_without_change() -> None:
     agent = Agent(ScriptedModel([[text("hi")]]))
     before = frozen(agent)
-    for bad in ([], [{"toolUse": {"toolUseId": "t", "name": "x", "input": {}}}], 42):
-        with pytest.raises(ValueError):  # noqa: PT011 - no RoC code covers a malformed prompt
+    for bad in ([], [{"toolUse": {"toolUseId": "t", "name": "x", "input": {}}}], [{}], [{"text": 5}], 42):
+        with pytest.raises(RocError) as info:
             agent(bad)
+        assert info.value.code == ErrorCode.INVALID_INPUT
     assert frozen(agent) == before
 
 
