@@ -60,7 +60,7 @@ def _message(index: int) -> dict[str, Any]:
 
 def _snapshot(revision: int, messages: list[Any]) -> dict[str, Any]:
     return {
-        "schemaVersion": "1.0",
+        "schemaVersion": "2.0",
         "specVersion": "1.0",
         "createdAt": "2026-01-01T00:00:00Z",
         "revision": revision,

@@ -1,14 +1,17 @@
 """Canonical JSON, input digests and snapshot integrity tags: the one implementation (spec 8.2, 10.3).
 
-The canonical form (spec 8.2) is sorted keys, no whitespace, UTF-8, numbers with an integral value written
-as integers. Input digests bind a stored answer to the tool input it was given for; the HMAC-SHA256 tag,
-named by a key id, lets a reader notice a snapshot edited at rest. The tag covers the canonical form of the
-snapshot with its ``integrity`` member removed, so every other bit of meaning in the document.
+The canonical form (spec 8.2) is RFC 8785, the JSON Canonicalization Scheme: keys sorted by UTF-16 code
+units, no whitespace, numbers as IEEE 754 doubles written as ECMAScript writes them, UTF-8. The maintained
+``rfc8785`` package computes it; a fast path (``json.dumps``) serves the common values for which its output
+is the same bytes, which a Hypothesis property test checks. Input digests bind a stored answer to the tool
+input it was given for; the HMAC-SHA256 tag, named by a key id, lets a reader notice a snapshot edited at
+rest. The tag covers the canonical form of the snapshot with its ``integrity`` member removed, so every
+other bit of meaning in the document.
 
-In the canonical form of a 1.0 snapshot ``agent.messages`` comes first, right after ``agentId``
-(``agent`` sorts before every other member). So the HMAC state after the messages can be kept (``MacPrefix``)
-and a later tag of the same history plus new messages only feeds the new ones: signing costs what a save
-adds, not the whole history.
+In the canonical form of a snapshot ``agent.messages`` comes first, right after ``agentId`` (``agent``
+sorts before every other member). So the HMAC state after the messages can be kept (``MacPrefix``) and a
+later tag of the same history plus new messages only feeds the new ones: signing costs what a save adds,
+not the whole history.
 """
 
 from __future__ import annotations
@@ -23,42 +26,74 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import rfc8785
+
 from .errors import SnapshotIntegrityError, SnapshotInvalidError
 
 ALG = "HMAC-SHA256"
 # An HMAC-SHA256 tag is 32 bytes: 43 base64url characters without padding.
 _MAC = re.compile(r"[A-Za-z0-9_-]{43}")
+# RFC 8785 numbers are IEEE 754 doubles; integers up to this magnitude are exact in one.
+_MAX_SAFE = 2**53 - 1
+_FIRST_ASTRAL = "\U00010000"
 
 
-def _integral_floats_as_ints(value: Any) -> Any:
-    # JSON parsers elsewhere do not keep 1.0 apart from 1, so the canonical form writes both as 1 (and -0.0
-    # as 0). Python's float repr already gives the spec's form for the other numbers: shortest round-trip
-    # digits, positional from 1e-4 up (non-integral floats are below 2**53 < 1e16), "1e-05" style below.
-    if isinstance(value, float):
-        return int(value) if math.isfinite(value) and value.is_integer() else value
+def _fast_path_fits(value: Any) -> bool:
+    """Whether ``json.dumps`` with sorted keys writes ``value`` exactly as RFC 8785 does.
+
+    The two differ only in numbers that are floats (ECMAScript number formatting), integers beyond the
+    exact range of a double (RFC 8785 writes the nearest double), and key order when a key holds a code
+    point above U+FFFF (RFC 8785 compares UTF-16 code units, ``sort_keys`` code points). Everything else,
+    string escapes included, is written the same way. Iterative, so any depth is walked.
+    """
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str) or item is None:
+            continue
+        if isinstance(item, int):  # bool included: in range
+            if not -_MAX_SAFE <= item <= _MAX_SAFE:
+                return False
+        elif isinstance(item, dict):
+            for key in item:
+                if not isinstance(key, str) or not (key.isascii() or max(key, default="") < _FIRST_ASTRAL):
+                    return False
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+        else:  # floats, and anything that is not JSON (the slow path reports it)
+            return False
+    return True
+
+
+def _big_ints_as_doubles(value: Any) -> Any:
+    # Spec 8.2: an integer beyond +-(2**53 - 1) is canonicalised as its nearest double, which is what a
+    # JavaScript implementation holds after parsing the same text (float(int) rounds to nearest, ties to
+    # even, as parsers do). Too large for a double (OverflowError) is not JSON.
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return value if -_MAX_SAFE <= value <= _MAX_SAFE else float(value)
     if isinstance(value, dict):
-        return {k: _integral_floats_as_ints(v) for k, v in value.items()}
+        return {k: _big_ints_as_doubles(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_integral_floats_as_ints(v) for v in value]
+        return [_big_ints_as_doubles(v) for v in value]
     return value
 
 
 def canonical_value(value: Any) -> bytes:
-    """The canonical form (spec 8.2) of any JSON value.
+    """The canonical form (spec 8.2, RFC 8785) of any JSON value, as UTF-8 bytes.
 
-    Raises ``SnapshotInvalidError`` when the value is not JSON (NaN, infinities, non-string keys, lone
-    surrogates, objects of other types).
+    Raises ``SnapshotInvalidError`` when the value is not JSON (NaN, infinities, integers beyond the range
+    of a double, non-string keys, lone surrogates, objects of other types).
     """
     try:
-        text = json.dumps(
-            _integral_floats_as_ints(value),
-            sort_keys=True,
-            separators=(",", ":"),
-            ensure_ascii=False,
-            allow_nan=False,
-        )
-        return text.encode("utf-8")
-    except (TypeError, ValueError, RecursionError) as exc:  # UnicodeEncodeError is a ValueError
+        if _fast_path_fits(value):
+            text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+            return text.encode("utf-8")
+        return rfc8785.dumps(_big_ints_as_doubles(value))
+    except (TypeError, ValueError, OverflowError, RecursionError) as exc:
+        # ValueError covers rfc8785's CanonicalizationError and UnicodeEncodeError (lone surrogates).
         raise SnapshotInvalidError(f"snapshot is not a JSON document: {exc}") from None
 
 
@@ -83,18 +118,48 @@ def json_text_depth(text: str) -> int:
     return deepest
 
 
+def _object_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    # ROC-SNAP-015: a JSON text with a repeated member name is not RoC JSON. json.loads would keep the last
+    # value silently, and another language's parser may keep the first, so two readers would disagree.
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"duplicate member name {key[:80]!r}")
+            seen.add(key)
+    return obj
+
+
+def _finite_number(text: str) -> float:
+    number = float(text)
+    if not math.isfinite(number):  # 1e400: too large for a double, so not a JSON number RoC can carry
+        raise ValueError(f"number {text[:40]} is out of the range of a double")
+    return number
+
+
+def _no_constants(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")  # json.loads would accept NaN and Infinity
+
+
 def parse_json_text(text: str | bytes | bytearray, max_depth: int) -> Any:
-    """Parse a JSON text that comes from outside; ``SnapshotInvalidError`` for anything but JSON.
+    """Parse a JSON text that comes from outside; ``SnapshotInvalidError`` for anything but RoC JSON.
 
     ROC-SEC-014: the depth is checked before parsing (``json.loads`` recurses once per level), and every
     failure of the parser (bad syntax, invalid UTF-8, an integer too long for ``int``) is a RoC error.
+    ROC-SNAP-015: a repeated member name, ``NaN``, ``Infinity`` and numbers beyond a double are refused.
     """
     try:
         if isinstance(text, bytes | bytearray):
             text = bytes(text).decode("utf-8")
         if json_text_depth(text) > max_depth:
             raise SnapshotInvalidError(f"JSON text nested deeper than {max_depth} levels")
-        return json.loads(text)
+        return json.loads(
+            text,
+            object_pairs_hook=_object_without_duplicates,
+            parse_float=_finite_number,
+            parse_constant=_no_constants,
+        )
     except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         raise SnapshotInvalidError(f"not a JSON text: {exc}") from None
 

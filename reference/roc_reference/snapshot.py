@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import Field, ValidationError, field_validator
 
@@ -31,9 +31,12 @@ from .types import (
     parse_rfc3339,
 )
 
-SCHEMA_VERSION = "1.0"
-SUPPORTED_MAJOR = 1
+# Format 2.0 (spec 9.4): RFC 8785 canonical form. Format 1.0 was a pre-release draft; no loader reads it.
+SCHEMA_VERSION = "2.0"
+SUPPORTED_MAJOR = 2
 KNOWN_MINOR = 0
+# The snapshot format and the spec are versioned apart (spec 9): RoC 1.0 writes format 2.0.
+SPEC_MAJOR = 1
 _VERSION = re.compile(r"(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)", re.ASCII)
 _CREATED_AT = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?Z$"
 _TOOL_BOUND = ("tool", "before_tool_call")
@@ -60,7 +63,9 @@ class SnapshotInterruptState(RocModel):
 
 
 class SnapshotIntegrity(RocModel):
-    alg: Literal["HMAC-SHA256"]
+    # Any name: a reader without keys ignores the tag, so a later algorithm must not make it refuse the
+    # document (ROC-VER-007); a reader with keys refuses an algorithm it lacks in ``verify`` (ROC-SEC-003).
+    alg: str = Field(min_length=1)
     key_id: str = Field(min_length=1)
     mac: str = Field(pattern=r"^[A-Za-z0-9_-]{43}$")
 
@@ -107,9 +112,9 @@ def check_version(doc: Mapping[str, Any]) -> int:
         )
     spec_version = doc.get("specVersion")
     spec_match = _VERSION.fullmatch(spec_version) if isinstance(spec_version, str) else None
-    if spec_match is not None and spec_match[1] != str(SUPPORTED_MAJOR):
+    if spec_match is not None and spec_match[1] != str(SPEC_MAJOR):
         raise SnapshotVersionUnsupportedError(
-            f"snapshot written for spec {spec_version}; this runtime implements {SUPPORTED_MAJOR}.x",
+            f"snapshot written for spec {spec_version}; this runtime implements {SPEC_MAJOR}.x",
             details={"specVersion": spec_version},
         )
     # ROC-VER-007: any longer minor is a later one, read as such (its value matters only as "later").
@@ -146,7 +151,7 @@ def parse_snapshot(
     minor = check_version(doc)  # ROC-VER-005/006: before anything else about the content
     if integrity_keys is not None:  # ROC-SEC-004: verified before any other use
         verify(doc, integrity_keys)
-    if minor > KNOWN_MINOR:  # ROC-VER-007: a later minor may add members; read what 1.0 defines
+    if minor > KNOWN_MINOR:  # ROC-VER-007: a later minor may add members; read what 2.0 defines
         doc = _known_members(doc, _SNAPSHOT_SHAPE)
     null = _explicit_null(doc, _SNAPSHOT_SHAPE, "")
     if null is not None:  # ROC-SNAP-009: the models read null as absent; the schema refuses it
@@ -253,7 +258,7 @@ def _check_consistency(doc: Mapping[str, Any], snap: Snapshot) -> None:
             raise invalid(f"inputDigest of interrupt {interrupt.id!r} does not match its tool input")
 
 
-# Members of snapshot format 1.0, for reading a later 1.x minor (ROC-VER-007). ``None`` = any JSON value;
+# Members of snapshot format 2.0, for reading a later 2.x minor (ROC-VER-007). ``None`` = any JSON value;
 # a dict = an object with these members; a one-element list = an array of that shape.
 _SOURCE = {"kind": None, "toolUseId": None, "toolName": None, "nodeId": None}
 _TOOL_RESULT = {"toolUseId": None, "status": None, "content": [{"text": None, "json": None}]}
@@ -299,7 +304,7 @@ _NULL_ALLOWED = frozenset({"pendingToolExecution", "json", "input"})
 
 
 def _explicit_null(value: Any, shape: Any, path: str) -> str | None:
-    """The path of the first member of the 1.0 format that is null where the schema does not allow it.
+    """The path of the first member of the 2.0 format that is null where the schema does not allow it.
 
     Follows ``_SNAPSHOT_SHAPE`` only (a few fixed levels), never into free JSON values.
     """

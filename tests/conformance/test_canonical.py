@@ -25,9 +25,14 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "spec" / "examples" / "Snapshot
     [
         ({"b": 1, "a": [True, None]}, '{"a":[true,null],"b":1}'),
         ({"n": 1.0, "z": -0.0, "big": 1e20}, '{"big":100000000000000000000,"n":1,"z":0}'),
-        ([0.5, 1e-05, 1.5e-7, 0.0001], "[0.5,1e-05,1.5e-07,0.0001]"),
+        # RFC 8785 numbers: ECMAScript formatting, positional from 1e-6 up to 1e21.
+        ([0.5, 1e-05, 1.5e-7, 0.0001, 1e21, 1e-6], "[0.5,0.00001,1.5e-7,0.0001,1e+21,0.000001]"),
+        # An integer beyond 2**53 - 1 stands for its nearest double, as a JavaScript reader holds it.
+        ([2**53 - 1, 2**53 + 1, 10**23], "[9007199254740991,9007199254740992,1e+23]"),
         ({"é": "ü\u0001\n\u007f"}, '{"é":"ü\\u0001\\n\u007f"}'),
         ({"\u00e9": 1, "z": 2, "Z": 3}, '{"Z":3,"z":2,"é":1}'),
+        # Keys by UTF-16 code units: U+1F600 (D83D DE00) before U+FF5A, the reverse of code point order.
+        ({"\uff5a": 1, "\U0001f600": 2}, '{"\U0001f600":2,"\uff5a":1}'),
     ],
 )
 def test_canonical_form(value: Any, text: str) -> None:
@@ -43,7 +48,9 @@ def test_integral_floats_and_ints_share_one_digest() -> None:
 
 
 @pytest.mark.req("ROC-SNAP-008")
-@pytest.mark.parametrize("bad", [float("nan"), float("inf"), {1: "k"}, "\ud800", object()])
+@pytest.mark.parametrize(
+    "bad", [float("nan"), float("inf"), {1: "k"}, "\ud800", {"\udc00": 1}, object(), 10**400]
+)
 def test_non_json_has_no_canonical_form(bad: Any) -> None:
     with pytest.raises(NotCanonicalJson):
         canonical_bytes({"v": bad})

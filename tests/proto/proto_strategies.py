@@ -223,7 +223,7 @@ _B64URL = string.ascii_letters + string.digits + "-_"
 @st.composite
 def snapshots(draw: st.DrawFn) -> dict[str, Any]:
     doc: dict[str, Any] = {
-        "schemaVersion": draw(st.sampled_from(["1.0", "1.1", "1.12"])),
+        "schemaVersion": draw(st.sampled_from(["2.0", "2.1", "2.12"])),
         "specVersion": draw(st.sampled_from(["1.0", "1.3"])),
         "createdAt": draw(date_times(utc_only=True)),
         "revision": draw(st.integers(0, 2**63 - 1)),  # int64: exact, even beyond 2**53

@@ -9,7 +9,7 @@ from roc_conformance.pb import jsonmap
 from roc_conformance.pb.roc.v1 import agent_result_pb2, message_pb2, resume_pb2, snapshot_pb2
 
 SNAPSHOT: dict[str, Any] = {
-    "schemaVersion": "1.0",
+    "schemaVersion": "2.0",
     "specVersion": "1.0",
     "createdAt": "2026-01-01T00:00:00.120Z",
     "revision": 2**62,

@@ -74,7 +74,18 @@ def test_message_metadata_round_trips_unchanged() -> None:
 
 @pytest.mark.req("ROC-SESSION-014", "ROC-SNAP-002")
 @pytest.mark.parametrize(
-    "tool_input", [[1, "x", 2.5], "text", 7, 0.5, None, True, {}, {"nested": [{"a": None}]}]
+    "tool_input",
+    # A tool input is a JSON object (spec 2.3); its members hold any JSON value.
+    [
+        {"v": [1, "x", 2.5]},
+        {"v": "text"},
+        {"v": 7},
+        {"v": 0.5},
+        {"v": None},
+        {"v": True},
+        {},
+        {"nested": [{"a": None}]},
+    ],
 )
 def test_a_tool_input_of_any_json_type_round_trips_unchanged(tool_input: Any) -> None:
     doc = with_input(with_metadata(paused()), tool_input)
@@ -83,7 +94,7 @@ def test_a_tool_input_of_any_json_type_round_trips_unchanged(tool_input: Any) ->
 
 @pytest.mark.req("ROC-SESSION-014", "ROC-SEC-003")
 def test_a_signed_foreign_snapshot_verifies_and_round_trips() -> None:
-    doc = sign(with_input(with_metadata(paused()), ["a", 1]), KEY_ID, KEY)
+    doc = sign(with_input(with_metadata(paused()), {"a": ["a", 1]}), KEY_ID, KEY)
     again = roundtrip(doc, integrity_keys={KEY_ID: KEY}, signing_key_id=KEY_ID)
     assert same_content(again, doc)
     assert Agent.from_snapshot(again, model=ScriptedModel([]), tools=tools(), integrity_keys={KEY_ID: KEY})
@@ -132,6 +143,6 @@ def test_the_model_types_keep_metadata_private_and_inputs_json() -> None:
     source["k"].append(2)
     assert message.to_json() == {"role": "user", "content": [], "metadata": {"k": [1]}}
     assert Message(role="user", content=[]).to_json() == {"role": "user", "content": []}
-    assert ToolUse(tool_use_id="t", name="n", input=[1, "a"]).to_json()["input"] == [1, "a"]
+    assert ToolUse(tool_use_id="t", name="n", input={"k": [1, "a"]}).to_json()["input"] == {"k": [1, "a"]}
     with pytest.raises(ValueError):  # noqa: PT011 - pydantic's ValidationError is a ValueError
         ToolUse(tool_use_id="t", name="n", input={1, 2})

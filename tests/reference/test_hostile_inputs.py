@@ -112,7 +112,7 @@ def test_deep_values_in_a_snapshot_are_snapshot_invalid(place: str, depth: int) 
         "[" * DEEP + "]" * DEEP,
         '{"a":' * DEEP + "1" + "}" * DEEP,
         "1" * 5_000,
-        '{"schemaVersion": "1.0", "n": ' + "9" * 5_000 + "}",
+        '{"schemaVersion": "2.0", "n": ' + "9" * 5_000 + "}",
         "{",
         "",
         "NaN",
@@ -180,7 +180,7 @@ def test_a_created_at_out_of_range_is_refused() -> None:
 
 @pytest.mark.req("ROC-VER-005", "ROC-VER-007", "ROC-SEC-014")
 def test_version_numbers_of_any_length_never_crash() -> None:
-    later_minor = with_(("schemaVersion",), "1." + "7" * 5_000)
+    later_minor = with_(("schemaVersion",), "2." + "7" * 5_000)
     assert restore(later_minor).is_interrupted  # a later minor of major 1 is readable (ROC-VER-007)
     assert code_of(with_(("schemaVersion",), "9" * 5_000 + ".0")) is ErrorCode.SNAPSHOT_VERSION_UNSUPPORTED
     assert restore(with_(("specVersion",), "1." + "7" * 5_000)).is_interrupted

@@ -10,7 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import rfc8785
 import roc_reference
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from roc_reference import Agent, ScriptedModel
 from roc_reference import integrity as integrity_module
 from roc_reference.errors import ErrorCode, RocError, SnapshotIntegrityError, SnapshotInvalidError
@@ -40,6 +43,7 @@ def test_nan_and_infinity_have_no_canonical_form(bad: Any) -> None:
 @pytest.mark.req("ROC-SNAP-008")
 def test_integral_floats_are_written_as_integers() -> None:
     assert canonical_value([1.0, -0.0, 2.5, 1e20]) == b"[1,0,2.5,100000000000000000000]"
+    assert canonical_value([1e21, 1e-05, 1e-7]) == b"[1e+21,0.00001,1e-7]"  # ECMAScript forms (RFC 8785)
     assert input_digest({"n": 3.0}) == input_digest({"n": 3})
     assert input_digest({"n": 3.5}) != input_digest({"n": 3})
 
@@ -101,3 +105,71 @@ def test_one_implementation_serves_runtime_and_store() -> None:
     assert not hasattr(interrupts, "canonical_json")
     with pytest.raises(ModuleNotFoundError):
         importlib.import_module("roc_reference.sessions.integrity")
+
+
+_json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=4), children, max_size=4)
+    ),
+    max_leaves=16,
+)
+
+
+def _doubles(value: Any) -> Any:
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 2**53 - 1:
+        return float(value)
+    if isinstance(value, list):
+        return [_doubles(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _doubles(v) for k, v in value.items()}
+    return value
+
+
+@pytest.mark.req("ROC-SNAP-008")
+@settings(max_examples=400, deadline=None)
+@given(value=_json_values)
+def test_the_fast_path_writes_exactly_what_rfc8785_writes(value: Any) -> None:
+    """canonical_value serves most values with json.dumps; whatever path it takes, its bytes are RFC 8785's
+    (spec 8.2), and it refuses exactly what RFC 8785 refuses."""
+    try:
+        expected = rfc8785.dumps(_doubles(value))
+    except rfc8785.CanonicalizationError:
+        with pytest.raises(SnapshotInvalidError):
+            canonical_value(value)
+        return
+    assert canonical_value(value) == expected
+    if integrity_module._fast_path_fits(value):  # the fast path alone, not only the dispatch
+        fast = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+        assert fast == expected
+
+
+@pytest.mark.req("ROC-SNAP-008")
+def test_the_fast_path_is_left_where_json_dumps_differs() -> None:
+    # Each of these is written differently by json.dumps(sort_keys=True); the dispatch must notice.
+    for value in ([1e-05], [1.0], {"\uff5a": 1, "\U0001f600": 2}, [2**53], [-(2**53)]):
+        assert not integrity_module._fast_path_fits(value)
+    assert canonical_value({"\uff5a": 1, "\U0001f600": 2}) == '{"\U0001f600":2,"\uff5a":1}'.encode()
+    assert canonical_value([2**53 + 1, 10**23]) == b"[9007199254740992,1e+23]"
+    with pytest.raises(SnapshotInvalidError):
+        canonical_value(10**400)  # beyond a double: not JSON RoC carries
+
+
+@pytest.mark.req("ROC-SNAP-015")
+@pytest.mark.parametrize(
+    "text", ['{"a": 1, "a": 1}', '[{"x": {"k": 1, "j": 2, "k": 3}}]', '{"\\u0061": 1, "a": 2}']
+)
+def test_parse_json_text_refuses_a_repeated_member_name(text: str) -> None:
+    with pytest.raises(SnapshotInvalidError, match="duplicate member name"):
+        integrity_module.parse_json_text(text, 64)
+
+
+@pytest.mark.req("ROC-SEC-014")
+@pytest.mark.parametrize("text", ["NaN", "[Infinity]", "-Infinity", "1e400", '{"x": -1e309}'])
+def test_parse_json_text_refuses_numbers_that_are_not_doubles(text: str) -> None:
+    with pytest.raises(SnapshotInvalidError):
+        integrity_module.parse_json_text(text, 64)

@@ -167,7 +167,8 @@ def _mutations() -> list[tuple[str, Any, ErrorCode]]:
         doc["interruptState"]["pendingToolExecution"]["completedToolResults"][0]["toolUseId"] = "zz"
 
     return [
-        ("major 2", set_path("schemaVersion", "2.0"), ErrorCode.SNAPSHOT_VERSION_UNSUPPORTED),
+        ("major 1", set_path("schemaVersion", "1.0"), ErrorCode.SNAPSHOT_VERSION_UNSUPPORTED),
+        ("major 3", set_path("schemaVersion", "3.0"), ErrorCode.SNAPSHOT_VERSION_UNSUPPORTED),
         ("major 0", set_path("schemaVersion", "0.9"), ErrorCode.SNAPSHOT_VERSION_UNSUPPORTED),
         ("bad version", set_path("schemaVersion", "one"), ErrorCode.SNAPSHOT_INVALID),
         ("no version", delete("schemaVersion"), ErrorCode.SNAPSHOT_INVALID),
@@ -218,7 +219,7 @@ def test_bad_snapshots_are_rejected_with_the_right_code(label: str, mutate: Any,
 
 
 def test_non_object_and_non_json_snapshots_are_invalid() -> None:
-    for doc in ([], "x", {"schemaVersion": "1.0", "bad": {1, 2}}):
+    for doc in ([], "x", {"schemaVersion": "2.0", "bad": {1, 2}}):
         with pytest.raises(RocError) as info:
             restore(doc)  # type: ignore[arg-type]
         assert info.value.code == ErrorCode.SNAPSHOT_INVALID
@@ -319,10 +320,10 @@ def test_later_minor_members_are_ignored_known_minor_members_are_not() -> None:
     with pytest.raises(RocError) as info:
         restore(copy.deepcopy(doc))
     assert info.value.code == ErrorCode.SNAPSHOT_INVALID
-    doc["schemaVersion"] = "1.7"
+    doc["schemaVersion"] = "2.7"
     restored = restore(doc)
     assert restored.is_interrupted
-    assert restored.take_snapshot()["schemaVersion"] == "1.0"  # ROC-VER-003
+    assert restored.take_snapshot()["schemaVersion"] == "2.0"  # ROC-VER-003
 
 
 @pytest.mark.req("ROC-VER-006")

@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import rfc8785
+
 # Sources whose interrupt belongs to one tool use of the pending assistant message.
 TOOL_BOUND_KINDS = frozenset({"tool", "before_tool_call", "agent_as_tool"})
 
@@ -27,22 +29,9 @@ class Violation:
     path: str
 
 
-def _integral_floats_to_int(value: Any) -> Any:
-    # Spec 8.2: a number with an integral value is written as an integer (1.0 -> 1), whatever the parser kept.
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, list):
-        return [_integral_floats_to_int(item) for item in value]
-    if isinstance(value, dict):
-        return {key: _integral_floats_to_int(item) for key, item in value.items()}
-    return value
-
-
 def canonical_json(doc: Any) -> bytes:
-    """The spec's canonical JSON (spec 8.2), used for inputDigest and the integrity MAC."""
-    return json.dumps(
-        _integral_floats_to_int(doc), sort_keys=True, separators=(",", ":"), ensure_ascii=False
-    ).encode("utf-8")
+    """The spec's canonical JSON (spec 8.2: RFC 8785), used for inputDigest and the integrity MAC."""
+    return rfc8785.dumps(doc)
 
 
 def input_digest(tool_input: Any) -> str:
@@ -148,7 +137,10 @@ def snapshot_violations(doc: Mapping[str, Any], keys: Mapping[str, bytes] | None
             found.append(Violation("completed-result-for-interrupted-tool-use", f"{results}[{j}].toolUseId"))
 
     integrity = doc.get("integrity")
-    if integrity is not None and keys is not None and integrity["keyId"] in keys:
+    if integrity is not None and keys is not None and integrity["alg"] != "HMAC-SHA256":
+        # Spec 10.3: a reader with keys refuses an algorithm it does not implement (SNAPSHOT_INTEGRITY).
+        found.append(Violation("integrity-unknown-alg", "$.integrity.alg"))
+    elif integrity is not None and keys is not None and integrity["keyId"] in keys:
         expected = snapshot_mac(doc, keys[integrity["keyId"]])
         if not hmac.compare_digest(expected, integrity["mac"]):
             found.append(Violation("integrity-mac-mismatch", "$.integrity.mac"))

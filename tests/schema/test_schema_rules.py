@@ -191,13 +191,18 @@ def test_tool_bound_sources_name_the_tool_use_and_tool(kind: str) -> None:
 
 
 @pytest.mark.req("ROC-VER-004", "ROC-VER-005", "ROC-VER-006")
-def test_snapshot_reads_major_version_one_only() -> None:
+def test_snapshot_reads_format_major_two_and_spec_major_one_only() -> None:
+    # The format and the spec are versioned apart (spec 9): RoC 1.0 writes format 2.0.
     check = validator("snapshot.schema.json")
     base = load_json(EXAMPLES_DIR / "Snapshot" / "valid" / "completed-not-activated.json")
+    for version in ["2.0", "2.1", "2.12"]:
+        assert check.is_valid({**base, "schemaVersion": version}), version
     for version in ["1.0", "1.1", "1.12"]:
-        assert check.is_valid({**base, "schemaVersion": version, "specVersion": version}), version
-    for version in ["2.0", "0.9", "1", "1.01", "01.0", "1.0.0", ""]:
+        assert check.is_valid({**base, "specVersion": version}), version
+    for version in ["1.0", "3.0", "0.9", "2", "2.01", "02.0", "2.0.0", ""]:
         assert not check.is_valid({**base, "schemaVersion": version}), version
+    for version in ["2.0", "0.9", "1", "1.01"]:
+        assert not check.is_valid({**base, "specVersion": version}), version
         assert not check.is_valid({**base, "specVersion": version}), version
 
 

@@ -65,7 +65,7 @@ def test_pending_assistant_message_is_not_yet_in_the_transcript() -> None:
 @pytest.mark.req("ROC-VER-002")
 def test_fixtures_carry_the_current_versions() -> None:
     for snapshot in _all():
-        assert (snapshot["schemaVersion"], snapshot["specVersion"]) == ("1.0", "1.0")
+        assert (snapshot["schemaVersion"], snapshot["specVersion"]) == ("2.0", "1.0")
 
 
 @pytest.mark.req("ROC-SEC-002", "ROC-SNAP-008")

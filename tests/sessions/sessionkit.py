@@ -21,7 +21,7 @@ def snapshot(
 ) -> dict[str, Any]:
     """A Snapshot document in the spec's shape (the store treats all but its split points as opaque)."""
     doc: dict[str, Any] = {
-        "schemaVersion": "1.0",
+        "schemaVersion": "2.0",
         "specVersion": "1.0",
         "createdAt": "2026-01-01T00:00:00Z",
         "revision": revision,

@@ -8,6 +8,7 @@ import hmac
 import json
 
 import pytest
+import rfc8785
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from roc_reference import input_digest
@@ -211,14 +212,14 @@ def test_canonical_numbers_follow_the_spec():
         "n": [2.0, 3, True],
     }
     assert canonical_json(doc) == (
-        b'{"big":100000000000000000000,"half":0.5,"i":1,"n":[2,3,true],"small":1.5e-07,"tiny":1e-05,"z":0}'
+        b'{"big":100000000000000000000,"half":0.5,"i":1,"n":[2,3,true],"small":1.5e-7,"tiny":0.00001,"z":0}'
     )
     assert (
         canonical_json({"s": '\x00\x1f\x7f\b\t\n\f\r"\\é'})
         == '{"s":"\\u0000\\u001f\x7f\\b\\t\\n\\f\\r\\"\\\\é"}'.encode()
     )
-    # Keys sort by code point, not by UTF-16 unit: U+FF61 before U+1F600.
-    assert canonical_json({"\U0001f600": 1, "\uff61": 2}) == '{"\uff61":2,"\U0001f600":1}'.encode()
+    # Keys sort by UTF-16 code unit (RFC 8785), not by code point: U+1F600 (D83D DE00) before U+FF61.
+    assert canonical_json({"\U0001f600": 1, "\uff61": 2}) == '{"\U0001f600":1,"\uff61":2}'.encode()
 
 
 @pytest.mark.req("ROC-SEC-003", "ROC-SNAP-008")
@@ -264,7 +265,7 @@ def test_a_verifying_store_checks_the_version_before_the_tag(store):
         state["snapshot"].update(members)
         state_path.write_text(json.dumps(state))
 
-    stored_with(schemaVersion="2.0")  # also breaks the tag: the version decides
+    stored_with(schemaVersion="1.0")  # also breaks the tag: the version decides
     with pytest.raises(SnapshotVersionUnsupportedError):
         signed_manager(store).load()
     stored_with(specVersion="3.1")
@@ -281,7 +282,7 @@ def test_a_verifying_store_checks_the_version_before_the_tag(store):
 _json = st.recursive(
     st.none()
     | st.booleans()
-    | st.integers(-(2**53), 2**53)
+    | st.integers(-(2**64), 2**64)  # beyond +-(2**53 - 1) too: canonicalized as the nearest double
     | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(),
     lambda children: (
@@ -291,20 +292,22 @@ _json = st.recursive(
 )
 
 
+def as_doubles(v):
+    """Spec 8.2: numbers are doubles; an integer beyond +-(2**53 - 1) stands for its nearest double."""
+    if isinstance(v, int) and not isinstance(v, bool) and abs(v) > 2**53 - 1:
+        return float(v)
+    if isinstance(v, list):
+        return [as_doubles(x) for x in v]
+    if isinstance(v, dict):
+        return {k: as_doubles(x) for k, x in v.items()}
+    return v
+
+
 def independent_canonical(doc):
-    """The spec 8.2 form written out separately from the runtime's: an oracle for the tests below."""
-
-    def ints(v):
-        if isinstance(v, float) and v.is_integer():
-            return int(v)
-        if isinstance(v, list):
-            return [ints(x) for x in v]
-        if isinstance(v, dict):
-            return {k: ints(x) for k, x in v.items()}
-        return v
-
+    """The spec 8.2 form (RFC 8785) straight from the rfc8785 package, without the runtime's fast path or
+    its incremental HMAC: an oracle for the tests below."""
     body = {k: v for k, v in doc.items() if k != "integrity"}
-    return json.dumps(ints(body), sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return rfc8785.dumps(as_doubles(body))
 
 
 def one_pass_mac(doc, key):
@@ -323,10 +326,13 @@ def test_canonical_json_matches_an_independent_serialization(doc):
     try:
         ours = canonical_json(doc)
     except SnapshotInvalidError:
-        return  # lone surrogates: not JSON text
+        with pytest.raises(rfc8785.CanonicalizationError):  # lone surrogates: not JSON text for either
+            independent_canonical(doc)
+        return
     assert ours == independent_canonical(doc)
     body = {k: v for k, v in doc.items() if k != "integrity"}
-    assert json.loads(ours) == json.loads(json.dumps(body))  # the canonical form reads back as the document
+    # The canonical form reads back as the document, every number taken as a double.
+    assert json.loads(ours, parse_int=float) == json.loads(json.dumps(body), parse_int=float)
 
 
 _steps = st.lists(
@@ -337,6 +343,7 @@ _steps = st.lists(
         st.tuples(st.just("extra-member"), st.just(0)),
         st.tuples(st.just("rename-agent"), st.just(0)),
         st.tuples(st.just("float-state"), st.just(0)),
+        st.tuples(st.just("odd-message"), st.integers(1, 2)),
     ),
     min_size=1,
     max_size=8,
@@ -362,13 +369,19 @@ def test_incremental_tags_equal_one_pass_tags(tmp_path_factory, steps):
         elif op == "reload":
             manager = signed_manager(store)
             manager.load()
+        elif op == "odd-message":
+            # Messages whose canonical form is not json.dumps's: ECMAScript numbers, UTF-16 member order
+            # and an integer beyond 2**53, so the kept HMAC prefix must hold RFC 8785 bytes.
+            odd = text_message("assistant", f"odd {revision}")
+            odd["metadata"] = {"\uff5a": 1e-05, "\U0001f600": [1e21, 2**53 + 1], "r": 0.1 * n}
+            messages += [odd] * n
         doc = snapshot(revision, list(messages))
         if op == "extra-member":
             doc["zzLater"] = {"minor": 1}  # a member a later minor version might add: not split, still tagged
         if op == "rename-agent":
             doc["agent"]["agentId"] = f"a{revision}"
         if op == "float-state":
-            doc["agent"]["state"] = {"x": 2.0, "y": 0.25}
+            doc["agent"]["state"] = {"x": 2.0, "y": 0.25, "z": 1e-7}
         manager.save(doc, expected_revision=revision - 1)
         loaded = signed_manager(store).load()  # verifies the tag
         assert loaded["integrity"]["mac"] == one_pass_mac(doc, KEY)
@@ -395,17 +408,19 @@ def test_a_signed_append_canonicalizes_only_the_new_messages(store, monkeypatch)
 
 
 @pytest.mark.req("ROC-SESSION-014", "ROC-SEC-002")
-def test_foreign_metadata_and_non_object_inputs_survive_a_signed_store(store):
-    """Message metadata (spec 2.3's extension point) and a toolUse input that is not an object are stored,
-    tagged and restored as written, through the incremental tag of appended messages too."""
+def test_foreign_metadata_and_mixed_inputs_survive_a_signed_store(store):
+    """Message metadata (spec 2.3's extension point) and a toolUse input with values of several JSON types are
+    stored, tagged and restored as written, through the incremental tag of appended messages too."""
     from roc_reference import Agent, ScriptedModel
 
     doc = interrupted_snapshot()
     doc["agent"]["messages"][0]["metadata"] = {"usage": {"ratio": 1.0}, "ids": ["x", None]}
     pending = doc["interruptState"]["pendingToolExecution"]["assistantMessage"]
     pending["metadata"] = {"vendor": {"n": 2.5}}
-    pending["content"][0]["toolUse"]["input"] = ["a/b/c.txt", 1]
-    doc["interruptState"]["interrupts"][0]["inputDigest"] = input_digest(["a/b/c.txt", 1])
+    pending["content"][0]["toolUse"]["input"] = {"paths": ["a/b/c.txt", 1], "f": 0.5, "n": None}
+    doc["interruptState"]["interrupts"][0]["inputDigest"] = input_digest(
+        {"paths": ["a/b/c.txt", 1], "f": 0.5, "n": None}
+    )
     signed_manager(store).save(doc, expected_revision=None)
     assert signed_manager(store).load() == sign(doc, "key-1", KEY)
     later = json.loads(json.dumps(doc))

@@ -104,7 +104,7 @@ def check_snapshot_limits(ctx: CheckContext) -> None:
         (
             LOADER_LIMITS,
             "an integer of 5,000 digits",
-            '{"schemaVersion": "1.0", "revision": ' + "9" * 5000 + "}",
+            '{"schemaVersion": "2.0", "revision": ' + "9" * 5000 + "}",
         ),
         (LOADER_TIMES, "expiresAt in month 13", bad_expiry),
         (LOADER_TIMES, "createdAt without a time zone", no_zone),

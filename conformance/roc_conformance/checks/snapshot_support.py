@@ -64,12 +64,12 @@ CANONICAL_PROBE: dict[str, Any] = {
     "limits": [3, 0.5, 0.00001, -12],
     "options": {"zeta": "tab\there", "alpha": 'bell\u0007 quote" slash\\', "\uff5a": 1, "\U0001f600": 2},
 }
-"""The tool input ``t1`` asks about. Its canonical form (spec 8.2) differs from every near miss: keys out
-of order at both levels (sorted by code point, so U+FF5A before U+1F600, the reverse of UTF-16 order),
-text outside ASCII (not escaped), control characters (``\t`` short, U+0007 as ``\u0007``), a quote and a
-backslash, and numbers that are not integers (positional ``0.5``, exponent ``1e-05``). A digest or tag over
-``json.dumps`` defaults, ASCII escapes, insertion order or UTF-16 order comes out different
-(ROC-SNAP-008, ROC-SEC-002)."""
+"""The tool input ``t1`` asks about. Its canonical form (spec 8.2, RFC 8785) differs from every near miss:
+keys out of order at both levels (sorted by UTF-16 code units, so U+1F600 before U+FF5A, the reverse of
+code point order), text outside ASCII (not escaped), control characters (``\t`` short, U+0007 as
+``\u0007``), a quote and a backslash, and numbers that are not integers (``0.5``, and ``0.00001``, which
+Python writes ``1e-05``). A digest or tag over ``json.dumps`` defaults, ASCII escapes, insertion order,
+code point order or Python's number form comes out different (ROC-SNAP-008, ROC-SEC-002)."""
 
 
 def two_tool_scenario(agent_id: str = "snap", executor: str = "sequential") -> dict[str, Any]:

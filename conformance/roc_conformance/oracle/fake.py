@@ -128,7 +128,7 @@ class FakeImplementation:
 
     def _snapshot_doc(self, a: OracleAgent, ref: str) -> dict[str, JSON]:
         return {
-            "schemaVersion": "1.0",
+            "schemaVersion": "2.0",
             "specVersion": "1.0",
             "createdAt": "2026-01-01T00:00:00Z",
             "revision": 0,
