@@ -122,6 +122,7 @@ def interrupts(draw: st.DrawFn, stored: bool = False) -> dict[str, Any]:
     _optional(draw, doc, "reason", non_null_json)  # ROC-MODEL-007: a reason is never null
     _optional(draw, doc, "responseSchema", json_objects)
     _optional(draw, doc, "expiresAt", date_times())
+    _optional(draw, doc, "metadata", json_objects)  # the extension point (spec 2.1)
     if stored:
         _optional(draw, doc, "response", non_null_json)
         digests = st.text("0123456789abcdef", min_size=64, max_size=64).map("sha256:".__add__)
@@ -153,7 +154,10 @@ tool_results = st.builds(
 )
 tool_result_blocks = st.builds(lambda r: {"toolResult": r}, tool_results)
 interrupt_response_blocks = st.builds(
-    lambda i, r: {"interruptResponse": {"interruptId": i, "response": r}}, ids, non_null_json
+    lambda i, r, m: {"interruptResponse": {"interruptId": i, "response": r, **m}},
+    ids,
+    non_null_json,
+    st.one_of(st.just({}), json_objects.map(lambda meta: {"metadata": meta})),  # spec 2.2 extension point
 )
 content_blocks = st.one_of(text_blocks, tool_use_blocks, tool_result_blocks, interrupt_response_blocks)
 resume_inputs = st.lists(interrupt_response_blocks, min_size=1, max_size=4)
@@ -182,7 +186,7 @@ ERROR_CODES = [
     "INTERRUPT_PENDING", "NOT_INTERRUPTED", "UNKNOWN_INTERRUPT", "DUPLICATE_RESPONSE",
     "INVALID_RESPONSE", "INVALID_RESUME", "DUPLICATE_INTERRUPT_NAME", "DIRECT_CALL_INTERRUPT",
     "INVALID_REASON", "SNAPSHOT_INVALID", "SNAPSHOT_VERSION_UNSUPPORTED", "SNAPSHOT_INTEGRITY",
-    "SESSION_CONFLICT", "EXPIRED",
+    "SESSION_CONFLICT", "EXPIRED", "INVALID_INPUT", "INTERNAL",
 ]  # fmt: skip
 
 
@@ -226,7 +230,7 @@ def snapshots(draw: st.DrawFn) -> dict[str, Any]:
         "schemaVersion": draw(st.sampled_from(["2.0", "2.1", "2.12"])),
         "specVersion": draw(st.sampled_from(["1.0", "1.3"])),
         "createdAt": draw(date_times(utc_only=True)),
-        "revision": draw(st.integers(0, 2**63 - 1)),  # int64: exact, even beyond 2**53
+        "revision": draw(st.integers(0, 2**32 - 1)),  # uint32 (spec 2.7): exact, a JSON number
         "agent": {
             "agentId": draw(ids),
             "messages": draw(st.lists(messages(), max_size=3)),

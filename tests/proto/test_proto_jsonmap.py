@@ -1,18 +1,20 @@
-"""The rules of the JSON <-> proto mapping (proto/README.md), one test per rule and refusal."""
+"""The rules of the JSON <-> proto binding (spec 2.7), one test per rule and refusal."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
+from google.protobuf import json_format, struct_pb2
 from roc_conformance.pb import jsonmap
-from roc_conformance.pb.roc.v1 import agent_result_pb2, message_pb2, resume_pb2, snapshot_pb2
+from roc_conformance.pb.roc.conformance.v1 import harness_pb2
+from roc_conformance.pb.roc.v1 import agent_result_pb2, interrupt_pb2, message_pb2, resume_pb2, snapshot_pb2
 
 SNAPSHOT: dict[str, Any] = {
     "schemaVersion": "2.0",
     "specVersion": "1.0",
     "createdAt": "2026-01-01T00:00:00.120Z",
-    "revision": 2**62,
+    "revision": 2**32 - 1,
     "agent": {"agentId": "a1", "messages": [], "state": {}},
     "interruptState": {"activated": False, "interrupts": [], "pendingToolExecution": None},
 }
@@ -44,14 +46,83 @@ def test_unspecified_enum_has_no_json_form():
 def test_defaults_are_written_and_absent_optionals_stay_absent():
     back = jsonmap.from_proto(jsonmap.to_proto("Snapshot", SNAPSHOT))
     assert back == SNAPSHOT  # activated false, empty lists, state {} all kept; no integrity added
-    assert back["revision"] == 2**62
+    assert back["revision"] == 2**32 - 1
     assert isinstance(back["revision"], int)
 
 
-def test_interrupt_reason_null_differs_from_absent():
-    base = {"id": "i", "name": "n", "source": {"kind": "before_tools"}}
-    assert "reason" not in jsonmap.from_proto(jsonmap.to_proto("Interrupt", base))
-    assert jsonmap.from_proto(jsonmap.to_proto("Interrupt", {**base, "reason": None}))["reason"] is None
+def test_revision_is_a_json_number_within_uint32():
+    # spec 2.7: revision is uint32, which ProtoJSON writes as a number (a 64-bit integer would be quoted).
+    message = jsonmap.to_proto("Snapshot", SNAPSHOT)
+    assert '"revision": 4294967295' in json_format.MessageToJson(message)
+    with pytest.raises(jsonmap.JsonMappingError):
+        jsonmap.to_proto("Snapshot", {**SNAPSHOT, "revision": 2**32})
+    with pytest.raises(jsonmap.JsonMappingError):
+        jsonmap.to_proto("Snapshot", {**SNAPSHOT, "revision": -1})
+
+
+_BASE_INTERRUPT: dict[str, Any] = {"id": "i", "name": "n", "source": {"kind": "before_tools"}}
+
+
+def test_interrupt_without_reason_has_no_reason_member():
+    assert "reason" not in jsonmap.from_proto(jsonmap.to_proto("Interrupt", _BASE_INTERRUPT))
+
+
+@pytest.mark.parametrize(
+    ("type_name", "doc"),
+    [
+        ("Interrupt", {**_BASE_INTERRUPT, "reason": None}),
+        ("StoredInterrupt", {**_BASE_INTERRUPT, "response": None}),
+        ("InterruptResponse", {"interruptId": "i", "response": None}),
+    ],
+)
+def test_null_for_a_never_null_value_member_is_refused(type_name: str, doc: dict[str, Any]) -> None:
+    # Rule 8: the schema forbids null in these members, so the JSON document has no proto form.
+    with pytest.raises(jsonmap.JsonMappingError, match="null is not allowed"):
+        jsonmap.to_proto(type_name, doc)
+
+
+def _null() -> struct_pb2.Value:
+    return struct_pb2.Value(null_value=struct_pb2.NULL_VALUE)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        interrupt_pb2.Interrupt(
+            id="i", name="n", source=interrupt_pb2.InterruptSource(kind=3), reason=_null()
+        ),
+        interrupt_pb2.Interrupt(
+            id="i", name="n", source=interrupt_pb2.InterruptSource(kind=3), response=_null()
+        ),
+        resume_pb2.InterruptResponse(interrupt_id="i", response=_null()),
+        harness_pb2.InspectedInterrupt(
+            id="i", name="n", source=interrupt_pb2.InterruptSource(kind=3), reason=_null()
+        ),
+    ],
+    ids=["reason", "stored-response", "answer", "inspected-reason"],
+)
+def test_a_value_holding_null_value_has_no_json_form(message: Any) -> None:
+    # Rule 8, the other direction: a null reason is no reason, so a producer leaves the field unset; a set
+    # null_value is refused rather than written as the schema-invalid "reason": null or silently dropped.
+    with pytest.raises(jsonmap.JsonMappingError, match="no JSON form"):
+        jsonmap.from_proto(message)
+
+
+def test_metadata_round_trips_as_an_object():
+    interrupt = {**_BASE_INTERRUPT, "metadata": {"ui": {"style": "danger"}, "n": 1}}
+    assert jsonmap.from_proto(jsonmap.to_proto("Interrupt", interrupt)) == interrupt
+    answer = {"interruptId": "i", "response": False, "metadata": {"approver": "ada"}}
+    assert jsonmap.from_proto(jsonmap.to_proto("InterruptResponse", answer)) == answer
+    with pytest.raises(jsonmap.JsonMappingError):
+        jsonmap.to_proto("InterruptResponse", {**answer, "metadata": "ada"})
+
+
+def test_tool_use_input_is_an_object():
+    use = {"toolUseId": "t", "name": "x", "input": {}}
+    assert jsonmap.from_proto(jsonmap.to_proto("ToolUse", use)) == use
+    for not_an_object in ("hello", [1], 1, True):
+        with pytest.raises(jsonmap.JsonMappingError):
+            jsonmap.to_proto("ToolUse", {**use, "input": not_an_object})
 
 
 def test_nullable_pending_tool_execution_is_written_as_null():

@@ -127,6 +127,30 @@ def test_prompt_input_is_a_string_or_blocks() -> None:
     assert not check.is_valid([])
     assert not check.is_valid(None)
     assert not check.is_valid([{"image": {}}])
+    # ROC-HOOK-004 appends the prompt as a user message, and a user message holds no toolUse.
+    assert not check.is_valid([{"toolUse": {"toolUseId": "t1", "name": "x", "input": {}}}])
+
+
+_PROMPT_BLOCKS: list[Any] = [
+    {"text": ""},
+    {"text": "hello"},
+    {"toolResult": {"toolUseId": "t1", "status": "success", "content": []}},
+    {"toolResult": {"toolUseId": "t1", "status": "error", "content": [{"text": "x"}, {"json": None}]}},
+    {"toolUse": {"toolUseId": "t1", "name": "x", "input": {}}},
+    _answer("y"),
+    {"text": "a", "toolUse": {"toolUseId": "t1", "name": "x", "input": {}}},
+    {"image": {}},
+    {},
+]
+
+
+@pytest.mark.parametrize("block", _PROMPT_BLOCKS, ids=lambda b: "+".join(b) or "empty")
+def test_prompt_blocks_are_exactly_the_user_message_blocks(block: dict[str, Any]) -> None:
+    # An accepted prompt becomes one user message (ROC-HOOK-004): a block array is a valid prompt exactly when
+    # it is valid as the content of a user message, so the two schemas cannot drift apart.
+    as_prompt = validator("prompt-input.schema.json").is_valid([block])
+    as_message = validator("message.schema.json").is_valid({"role": "user", "content": [block]})
+    assert as_prompt == as_message
 
 
 def test_content_block_holds_exactly_one_kind() -> None:
@@ -139,7 +163,9 @@ def test_content_block_holds_exactly_one_kind() -> None:
     assert check.is_valid(_answer("y"))
     assert not check.is_valid({})
     assert not check.is_valid({"text": "a", "json": 1})
-    assert check.is_valid({"toolUse": {"toolUseId": "t1", "name": "x", "input": ["any", "JSON"]}})
+    # spec 2.3: a tool's input is a JSON object of named arguments, in the schema as in the proto (Struct).
+    for not_an_object in (["any", "JSON"], "hello", 1, None, True):
+        assert not check.is_valid({"toolUse": {"toolUseId": "t1", "name": "x", "input": not_an_object}})
     assert not check.is_valid({"toolUse": {"toolUseId": "t1", "name": "x"}})
 
 

@@ -2,7 +2,8 @@
 
 The JSON form (spec/schema/v1) is normative and wins on any conflict; the proto messages of ``roc.v1``
 mirror it so that ProtoJSON (``google.protobuf.json_format``) gives the same shape. Spec section 2.7
-("Protobuf binding", normative) states the rules this module implements; the numbers below are its:
+("Protobuf binding", normative) states the rules this module implements; the numbers below are this
+module's own (proto/README.md maps each to its item of spec 2.7):
 
 1. Enums. JSON spells an enum value without the enum's prefix: lower snake case by default
    (``"end_turn"`` <-> ``STOP_REASON_END_TURN``, ``"tool"`` <-> ``INTERRUPT_SOURCE_KIND_TOOL``),
