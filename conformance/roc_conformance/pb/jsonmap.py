@@ -372,10 +372,10 @@ def _restore_message(descriptor: Descriptor, raw: dict[str, Any], path: str) -> 
         return _restore_field(field, raw.get(field.json_name, []), f"{path}.{field.json_name}")
     fields = _fields_by_json_name(descriptor)
     doc = {key: _restore_field(fields[key], value, f"{path}.{key}") for key, value in raw.items()}
-    for key, value in doc.items():
-        if value is None and (descriptor.full_name, fields[key].name) in _NEVER_NULL:
+    for member, value in doc.items():
+        if value is None and (descriptor.full_name, fields[member].name) in _NEVER_NULL:
             # Rule 8: null_value has no JSON form here (a null reason is no reason; a null answer is none)
-            raise JsonMappingError(f"{path}.{key}: a Value holding null_value has no JSON form (spec 2.7)")
+            raise JsonMappingError(f"{path}.{member}: a Value holding null_value has no JSON form (spec 2.7)")
     for field in descriptor.fields:
         key = (descriptor.full_name, field.name)
         if key in _NULLABLE and field.json_name not in doc:
