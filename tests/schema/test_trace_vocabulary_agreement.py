@@ -1,4 +1,4 @@
-"""The trace vocabulary is stated once in trace-event.schema.json; the prose tables that name trace kinds agree.
+"""One trace vocabulary: trace-event.schema.json, and the prose tables naming trace kinds agree with it.
 
 spec/conformance-testing.md lists every kind with its fields; chapter 4's event table names, for each hook
 event, the trace kind the suite observes. A kind or a field the schema does not define, a required field shown
