@@ -11,8 +11,9 @@ Everything is the spec's JSON (conformance/README.md, TEAM AgentSpec/trace vocab
     client.invoke(agent, inp) -> dict                # inp: {"prompt": str} | {"content": [any JSON]}
                                                      #    | {"interruptResponses": [body: any JSON]}
                                                      #    | {"directToolCall": {"name", "input": {...}}}
-        interruptResponses lists raw bodies, normally {"interruptId", "response"}; malformed ones (no id,
-        a number as id, extra members, no response) reach the runtime as they are (harness protocol 2).
+        interruptResponses lists raw bodies, normally {"interruptId", "response", "metadata"?}; malformed
+        ones (no id, a number as id, extra members, no response, metadata that is not an object) reach the
+        runtime as they are (since harness protocol 2).
         returns {"result": AgentResult} | {"error": Error} | {"toolResult": ToolResult} | {"crash": {...}}
                 plus "trace": [event], "messages": [Message] (history after the call), "state": {...}
     client.take_snapshot(agent, stored=False) -> {"snapshot": dict, "snapshotJson": str} | {"error": Error}
@@ -22,7 +23,7 @@ Everything is the spec's JSON (conformance/README.md, TEAM AgentSpec/trace vocab
         model_turn_offset = number of model_call events the original agent has seen (the next scripted turn).
     client.dispose_agent(agent) -> None
     client.inspect(agent) -> {"activated": bool, "interrupts": [{"id", "name", "reason"?, "source",
-                              "answered": bool, "response"?}], "preservedToolUseIds": [str],
+                              "metadata"?, "answered": bool, "response"?}], "preservedToolUseIds": [str],
                               "pendingAssistantMessage"?: Message, "messages": [Message], "state": {...}}
         the agent's interrupt state without invoking it; only when "inspect" is in describe().capabilities.
     client.transcript -> list[dict]                  # every RPC so far: {"rpc", "request", "response"} (JSON)
