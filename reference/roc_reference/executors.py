@@ -23,6 +23,8 @@ class ToolOutcome:
     tool_use: ToolUse
     result: ToolResult | None = None
     interrupts: list[Interrupt] = field(default_factory=list)
+    ran: frozenset[tuple[str, str | None]] = frozenset()
+    """The units that ran, as ``(source kind, toolUseId)``: its BeforeToolCall firing, its body."""
 
     @property
     def interrupted(self) -> bool:

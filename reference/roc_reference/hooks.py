@@ -158,10 +158,14 @@ class HookRegistry:
         try:
             for index, callback in enumerate(list(self._callbacks.get(type(event), []))):
                 event._owner = index
+                unit.raised = None
                 try:
                     callback(event)
                 except InterruptRaised as signal:  # ROC-HOOK-016, ROC-HOOK-017: every callback runs
                     raised.append(signal.interrupt)
+                else:
+                    if unit.raised is not None:  # ROC-REPLAY-009: the callback caught its own pause
+                        raised.append(unit.raised)
                 if unit.error is not None:  # a misuse the callback swallowed still fails the invocation
                     raise unit.error
         finally:

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import reprlib
 import threading
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -130,6 +130,8 @@ class UnitRun:
         self._claimed: set[str] = set()
         self.error: RocError | None = None
         """The first misuse of ``interrupt`` in this run; re-raised even if user code swallowed it."""
+        self.raised: Interrupt | None = None
+        """The last pause of this run; it stands even if user code caught it (ROC-REPLAY-009)."""
 
     def _fail(self, error: RocError) -> RocError:
         if self.error is None:
@@ -182,11 +184,13 @@ class UnitRun:
             return json_copy(stored.response)  # ROC-REPLAY-003: the replayed raise point gets it
         if stored is not None:
             # ROC-REPLAY-004, ROC-ANSWER-002: an unanswered interrupt keeps its id, name and reason.
+            self.raised = stored.interrupt
             raise InterruptRaised(stored.interrupt)
         extra = {} if metadata is None else {"metadata": json_copy(metadata)}
-        raise InterruptRaised(
-            Interrupt(id=minted, name=name, reason=json_copy(reason), source=self.point.source(), **extra)
+        self.raised = Interrupt(
+            id=minted, name=name, reason=json_copy(reason), source=self.point.source(), **extra
         )
+        raise InterruptRaised(self.raised)
 
 
 class AnswerBook:
@@ -324,21 +328,44 @@ class InterruptState:
 
     # --- transitions -------------------------------------------------------------------------
 
-    def stop(self, raised: list[Interrupt], pending: PendingToolExecution) -> None:
-        """Interrupt boundary: keep the batch's answers; unanswered ones not raised again are withdrawn.
+    def stop(
+        self, raised: list[Interrupt], pending: PendingToolExecution, ran: Set[tuple[str, str | None]]
+    ) -> list[Interrupt]:
+        """Interrupt boundary: the interrupts to report, in order; the batch's answers are kept.
 
-        ROC-ANSWER-005: the pending set becomes the answers so far plus exactly what this cycle raised.
+        ROC-ANSWER-005: an unanswered interrupt whose unit ran (``ran``: ``(source kind, toolUseId)``) and
+        did not raise it again is withdrawn. ROC-STOP-002: one whose unit did not run stays pending and is
+        reported again with what this cycle raised.
         """
         kept = {k: v for k, v in self.interrupts.items() if v.answered}
+        raised_ids = {i.id for i in raised}
+        carried = [
+            v
+            for k, v in self.interrupts.items()
+            if not v.answered
+            and k not in raised_ids
+            and (v.interrupt.source.kind, v.interrupt.source.tool_use_id) not in ran
+        ]
         inputs = {u.tool_use_id: u.input for u in pending.assistant_message.tool_uses()}
         for interrupt in raised:
             tool_use_id = interrupt.source.tool_use_id
             # ROC-SNAP-006, ROC-SNAP-013: the digest is taken here, once, over the runtime's private input.
             digest = input_digest(inputs[tool_use_id]) if tool_use_id in inputs else None
             kept[interrupt.id] = StoredInterrupt(interrupt, input_digest=digest)
+        for stored in carried:  # its digest is the one taken when it first stopped
+            kept[stored.interrupt.id] = stored
         self.interrupts = kept
         self.pending = pending
         self.activated = True
+        # ROC-STOP-010: batch-level interrupts first, then by tool use, BeforeToolCall before the body; the
+        # stable sort keeps the registration order of the callbacks of one event instance.
+        order = {tool_use_id: n for n, tool_use_id in enumerate(inputs)}
+        rank = {"before_tools": 0, "before_tool_call": 1, "tool": 2}
+        reported = [*raised, *(s.interrupt for s in carried)]
+        return sorted(
+            reported,
+            key=lambda i: (order.get(i.source.tool_use_id or "", -1), rank.get(i.source.kind, 3)),
+        )
 
     def complete_cycle(self) -> None:
         """Consumption: the batch's answers are used up when it completes (ROC-ANSWER-007, ROC-ANSWER-010)."""

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from .errors import InternalError, RocError
 from .executors import Executor, ToolOutcome
 from .hooks import (
     DEFAULT_CANCEL_MESSAGE,
@@ -26,7 +27,6 @@ from .hooks import (
     cancel_text,
 )
 from .interrupts import AnswerBook, InterruptRaised, InterruptState, RaisePoint, UnitRun
-from .errors import InternalError, RocError
 from .models import Model, ModelTurn
 from .tools import Tool, ToolContext
 from .types import (
@@ -46,11 +46,13 @@ if TYPE_CHECKING:
 
 @dataclass
 class CycleOutcome:
-    """The end of one tool cycle: interrupts raised (empty when it completed) and results so far."""
+    """The end of one tool cycle: interrupts raised (empty when it completed), results so far, and the units
+    that ran (``(source kind, toolUseId)``: what may withdraw an interrupt, ROC-ANSWER-005)."""
 
     interrupts: list[Interrupt]
     pending: PendingToolExecution
     result_message: Message | None = None
+    ran: frozenset[tuple[str, str | None]] = frozenset()
 
 
 @dataclass
@@ -89,13 +91,13 @@ class Loop:
             outcome = self.run_cycle(pending)
             if outcome.interrupts:
                 # ROC-STOP-001, ROC-STOP-004: an unanswered interrupt ends the invocation; no model call.
-                self.interrupts.stop(outcome.interrupts, outcome.pending)
+                reported = self.interrupts.stop(outcome.interrupts, outcome.pending, outcome.ran)
                 # ROC-SNAP-013, spec 10.2: the caller gets copies, so editing the result after the stop cannot
                 # change the pending batch, what runs on resume, or the reasons a snapshot stores.
                 return AgentResult(
                     stop_reason="interrupt",
                     message=pending.assistant_message.model_copy(deep=True),
-                    interrupts=[i.model_copy(deep=True) for i in outcome.interrupts],
+                    interrupts=[i.model_copy(deep=True) for i in reported],
                 )
             assert outcome.result_message is not None
             # ROC-TOOL-003, ROC-TOOL-005: deferred append; both messages enter the history now, together.
@@ -124,9 +126,10 @@ class Loop:
         before = BeforeToolsEvent(self.agent, message=assistant)
         batch_point = RaisePoint("before_tools", ordinal, batch=tuple(u.tool_use_id for u in uses))
         raised = self.hooks.invoke_interruptible(before, UnitRun(batch_point, book))
+        ran: set[tuple[str, str | None]] = {("before_tools", None)}
         if raised:
             # ROC-HOOK-019, ROC-HOOK-010: a batch interrupt runs no tool, no BeforeToolCall, no AfterTools.
-            return CycleOutcome(raised, pending)
+            return CycleOutcome(raised, pending, ran=frozenset(ran))
 
         # ROC-TOOL-011: a tool use with a preserved result never runs again.
         todo = [u for u in uses if u.tool_use_id not in results]
@@ -140,6 +143,7 @@ class Loop:
                 if outcome.result is not None:
                     results[outcome.tool_use.tool_use_id] = outcome.result
                 interrupts.extend(outcome.interrupts)
+                ran |= outcome.ran
 
         # ROC-TOOL-004: results in tool-use order, whatever the completion order.
         ordered = [results[u.tool_use_id] for u in uses if u.tool_use_id in results]
@@ -149,7 +153,7 @@ class Loop:
         # tool interrupted).
         self.hooks.invoke(AfterToolsEvent(self.agent, assistant, message))
         so_far = PendingToolExecution(assistant_message=assistant, completed_tool_results=ordered)
-        return CycleOutcome(interrupts, so_far, message)
+        return CycleOutcome(interrupts, so_far, message, frozenset(ran))
 
     def run_tool(self, use: ToolUse, book: AnswerBook, ordinal: int) -> ToolOutcome:
         """BeforeToolCall fan-out, then cancel or the body, then AfterToolCall."""
@@ -157,10 +161,11 @@ class Loop:
         before = BeforeToolCallEvent(self.agent, tool_use=use)
         point = RaisePoint("before_tool_call", ordinal, use.tool_use_id, use.name)
         raised = self.hooks.invoke_interruptible(before, UnitRun(point, book))
+        ran = frozenset({("before_tool_call", use.tool_use_id)})
         if raised:
             # ROC-HOOK-018, ROC-HOOK-009, ROC-CANCEL-007: no body, no AfterToolCall, no result; an
             # interrupt outranks cancel_tool set by another callback in the same pass.
-            return ToolOutcome(use, interrupts=raised)
+            return ToolOutcome(use, interrupts=raised, ran=ran)
 
         cancel = cancel_text(before.cancel_tool, DEFAULT_CANCEL_TOOL_MESSAGE)
         if cancel is not None:  # ROC-CANCEL-001, ROC-HOOK-009: error result + AfterToolCall
@@ -172,10 +177,11 @@ class Loop:
             # The body gets its own copy of the input: whatever it does to it, a replay runs the same input.
             private = use.model_copy(deep=True)
             context = ToolContext(private, self.agent, UnitRun(body_point, book))
+            ran |= {("tool", use.tool_use_id)}
             try:
                 result = tool.run(private, context)
             except InterruptRaised as signal:  # ROC-TOOL-010: an interrupted body records no result
-                return ToolOutcome(use, interrupts=[signal.interrupt])
+                return ToolOutcome(use, interrupts=[signal.interrupt], ran=ran)
         after = AfterToolCallEvent(self.agent, use, result, cancel_message=cancel)
         self.hooks.invoke(after)
-        return ToolOutcome(use, result=after.result)
+        return ToolOutcome(use, result=after.result, ran=ran)

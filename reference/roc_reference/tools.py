@@ -16,7 +16,7 @@ from types import MethodType
 from typing import TYPE_CHECKING, Any, overload
 
 from .errors import RocError
-from .interrupts import UnitRun
+from .interrupts import InterruptRaised, UnitRun
 from .types import JsonContent, TextBlock, ToolResult, ToolUse, error_result, is_json_value
 
 if TYPE_CHECKING:
@@ -75,9 +75,13 @@ class Tool:
         except Exception as exc:  # ROC-TOOL-008: a failing body gives an error result
             if context._unit.error is not None:
                 raise context._unit.error from exc
+            if context._unit.raised is not None:  # ROC-REPLAY-009: the pause stands, the failure is dropped
+                raise InterruptRaised(context._unit.raised) from None
             return error_result(tool_use.tool_use_id, str(exc))
         if context._unit.error is not None:  # the body swallowed a misuse of interrupt(); it still fails
             raise context._unit.error
+        if context._unit.raised is not None:  # ROC-REPLAY-009: a caught pause stands; the return is dropped
+            raise InterruptRaised(context._unit.raised)
         return to_result(tool_use.tool_use_id, value)
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -195,17 +197,20 @@ def test_invoke_async_and_call_are_the_same_operation() -> None:
 
 
 @pytest.mark.req(
-    "ROC-CONF-001", "ROC-CONF-002", "ROC-CONF-003", "ROC-CONF-004", "ROC-CONF-005", "ROC-VER-001"
+    "ROC-CONF-001", "ROC-CONF-002", "ROC-CONF-003", "ROC-CONF-004", "ROC-CONF-005", "ROC-CONF-006",
+    "ROC-VER-001",
 )
 def test_declared_claim() -> None:
     from roc_reference import IMPLEMENTATION_NAME, PROFILES
 
-    defined = {"core", "hooks", "sequential-executor", "concurrent-executor", "sessions", "portable-snapshot"}
+    registry = json.loads((Path(__file__).resolve().parents[2] / "spec" / "requirements.json").read_text())
+    defined = {r["profile"] for r in registry["requirements"]}  # the profiles the spec gives requirements
     assert IMPLEMENTATION_NAME
     assert "core" in PROFILES
     assert {"sequential-executor", "concurrent-executor"} & set(PROFILES)
     assert set(PROFILES) <= defined
     assert "portable-snapshot" not in PROFILES or "sessions" in PROFILES
+    assert not {"session-store", "snapshot-integrity"} & set(PROFILES) or "sessions" in PROFILES
     assert SPEC_VERSION == "1.0"
 
 

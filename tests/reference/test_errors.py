@@ -18,6 +18,8 @@ PINNED = {
     "SNAPSHOT_INTEGRITY",
     "SESSION_CONFLICT",
     "EXPIRED",
+    "INVALID_INPUT",
+    "INTERNAL",
 }
 
 

@@ -23,6 +23,7 @@ from roc_conformance.errors import ConformanceViolation
 
 MALFORMED = "ROC-RESUME-004"
 MISSING_RESPONSE = "ROC-RESUME-005"
+METADATA = "ROC-RESUME-015"
 UNCHANGED = "ROC-RESUME-010"
 NOTHING_RUNS = "ROC-RESUME-011"
 NO_CRASH = "ROC-ERR-001"
@@ -73,6 +74,12 @@ CASES: tuple[Case, ...] = (
         MALFORMED,
     ),
     Case("response missing", lambda iid: _bodies({"interruptId": iid}), "INVALID_RESPONSE", MISSING_RESPONSE),
+    Case(
+        "metadata that is not an object",
+        lambda iid: _bodies({"interruptId": iid, "response": ANSWER, "metadata": "alice"}),
+        "INVALID_RESPONSE",
+        METADATA,
+    ),
 )
 
 
@@ -130,10 +137,31 @@ def _judge(ctx: CheckContext, case: Case, wrong: dict[str, list[str]]) -> None:
     ctx.client.dispose_agent(agent)
 
 
+def _judge_metadata_accepted(ctx: CheckContext, wrong: dict[str, list[str]]) -> None:
+    """An answer carrying ``metadata`` (an approver's identity, say) is taken, and the unit gets only the
+    response (ROC-RESUME-015)."""
+    agent = ctx.client.create_agent(sc.one_question("metadata", executor=sc.executor_for(ctx.profiles)))
+    first = ctx.client.invoke(agent, {"prompt": "go"})
+    interrupts = (first.get("result") or {}).get("interrupts") or []
+    if not interrupts:
+        raise ConformanceViolation("ROC-STOP-001", f"expected an interrupt to answer, got {first}")
+    body = {
+        "interruptId": str(interrupts[0].get("id")),
+        "response": ANSWER,
+        "metadata": {"approver": "alice"},
+    }
+    done = ctx.client.invoke(agent, _bodies(body))
+    if (done.get("result") or {}).get("stopReason") != "end_turn" or _answers(done) != [ANSWER]:
+        shown = done.get("error") or done.get("crash") or _answers(done)
+        wrong.setdefault(METADATA, []).append(f"an answer with metadata {body['metadata']} gave {shown}")
+    ctx.client.dispose_agent(agent)
+
+
 def check_malformed_responses(ctx: CheckContext) -> None:
     wrong: dict[str, list[str]] = {}
     for case in CASES:
         _judge(ctx, case, wrong)
+    _judge_metadata_accepted(ctx, wrong)
     if wrong:
         raise ConformanceViolation(tuple(wrong), "; ".join(f"[{r}] {'; '.join(m)}" for r, m in wrong.items()))
 
@@ -142,7 +170,7 @@ def resume_shape_checks() -> list[Check]:
     return [
         Check(
             name="explicit:malformed-responses",
-            requirements=(MALFORMED, MISSING_RESPONSE, UNCHANGED, NOTHING_RUNS, NO_CRASH),
+            requirements=(MALFORMED, MISSING_RESPONSE, METADATA, UNCHANGED, NOTHING_RUNS, NO_CRASH),
             run=check_malformed_responses,
             profiles=("core",),
             kind="explicit",

@@ -219,6 +219,7 @@ class OracleAgent:
         self._answered_now: list[Key] = []
         self._reason_changed: set[Key] = set()
         self._withdrawn: set[Key] = set()  # withdrawn by this invocation's stop (ROC-ANSWER-005)
+        self._cycle_start = 0  # index in the trace where the current tool cycle began
         # Keys named by rejected resumes since the last accepted input (see Outcome.rejected_named). Private,
         # so the rollback of a failed invocation keeps it.
         self._rejected_named: set[Key] = set()
@@ -507,6 +508,7 @@ class OracleAgent:
         for i in ids:
             if i in self.completed:
                 self._why[i] = "preserved"
+        self._cycle_start = len(self._trace)  # the units that ran in this cycle are read off its events
         self._emit("before_tools", toolUseIds=list(ids))
         raised: list[tuple[Key, JSON, dict[str, JSON]]] = []
         cancel: str | None = None
@@ -536,7 +538,7 @@ class OracleAgent:
                 self.stale_cancels.add(("before_tools", None))
             for i in ids:
                 self._why.setdefault(i, "bt_interrupt")
-            return self._stop(raised)
+            return self._stop(raised, ids)
         after_bt = any(k[0] == "before_tools" for k in self.interrupts)
         if bt_hooks and after_bt:
             self._exercised |= {reqs.BT_RERUN, reqs.REPLAY_HOOKS}
@@ -579,7 +581,7 @@ class OracleAgent:
             self._emit("hook_callback", event="AfterTools", hookIndex=hook.index)
             self._run_hook(hook, "after_tools", None, None)
         if raised:
-            return self._stop(raised)
+            return self._stop(raised, ids)
         self._append(copy.deepcopy(assistant))
         self._append({"role": "user", "content": [{"toolResult": copy.deepcopy(r)} for r in ordered]})
         self._exercised |= {
@@ -600,7 +602,18 @@ class OracleAgent:
         self._completed += 1
         return None
 
-    def _stop(self, raised: list[tuple[Key, JSON, dict[str, JSON]]]) -> list[Key]:
+    def _ran(self) -> set[tuple[str, str | None]]:
+        """The units that ran in the current cycle, as (source kind, toolUseId): the event instances that
+        fired (every callback runs in each firing, ROC-HOOK-016) and the tool bodies that started."""
+        kind = {"before_tools": "before_tools", "before_tool_call": "before_tool_call", "tool_start": "tool"}
+        units: set[tuple[str, str | None]] = set()
+        for event in self._trace[self._cycle_start :]:
+            if event.get("kind") in kind:
+                tuid = event.get("toolUseId")
+                units.add((kind[str(event["kind"])], None if tuid is None else str(tuid)))
+        return units
+
+    def _stop(self, raised: list[tuple[Key, JSON, dict[str, JSON]]], ids: list[str]) -> list[Key]:
         keys: list[Key] = []
         for key, reason, source in raised:
             if key not in self.interrupts:
@@ -619,11 +632,21 @@ class OracleAgent:
             self._exercised.add(reqs.INTERRUPT_ORDER)
         if self._resuming:
             self._exercised.add(reqs.ID_STABLE)
-        # ROC-ANSWER-005: an unanswered interrupt its unit did not raise again is withdrawn.
+        # ROC-ANSWER-005: an unanswered interrupt whose unit ran and did not raise it again is withdrawn;
+        # ROC-STOP-002: one whose unit did not run stays pending and is reported again.
+        ran = self._ran()
         for k in [k for k in self.pending_keys() if k not in keys]:
-            del self.interrupts[k]
-            self._exercised.add(reqs.WITHDRAWN)
-            self._withdrawn.add(k)
+            if (k[0], k[1]) in ran:
+                del self.interrupts[k]
+                self._exercised.add(reqs.WITHDRAWN)
+                self._withdrawn.add(k)
+            else:
+                keys.append(k)
+                self._exercised.add(reqs.STILL_PENDING)
+        # ROC-STOP-010: batch-level interrupts first, then by tool use; for one tool use, BeforeToolCall
+        # before its body (a stable sort keeps the registration order of one event instance).
+        rank = {"before_tools": 0, "before_tool_call": 1, "tool": 2}
+        keys.sort(key=lambda k: (-1 if k[1] is None else ids.index(k[1]), rank.get(k[0], 3)))
         return keys
 
     def _tool(self, use: dict[str, JSON]) -> dict[str, JSON] | list[tuple[Key, JSON, dict[str, JSON]]]:

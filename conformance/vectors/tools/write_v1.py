@@ -1156,6 +1156,50 @@ vector(
     "spec 03 (ROC-ANSWER-005)",
 )
 
+# 24b. Not withdrawn: an unanswered interrupt whose unit did not run stays pending and is reported again.
+vector(
+    "unit-not-run-keeps-interrupt",
+    "A BeforeTools interrupt keeps the tools from running: their unanswered interrupts stay pending",
+    [R.STILL_PENDING, R.WITHDRAWN, R.BT_INTERRUPT, R.PARTIAL, R.EXEC_CONCURRENT],
+    ["core", "hooks", "concurrent-executor"],
+    agent(
+        "concurrent",
+        [turn(tu("t1", "arm"), tu("t2", "ask")), turn(text("end"))],
+        [
+            tool("arm", {"setState": {"key": "armed", "value": True}}, intr("a"), ret("armed")),
+            tool("ask", intr("b"), ret("asked")),
+        ],
+        [hook("BeforeTools", {"skipIfState": {"key": "armed", "equals": False}}, intr("gate"))],
+        state={"armed": False},
+    ),
+    [
+        step(
+            {"prompt": "p"},
+            stopReason="interrupt",
+            interrupts=[
+                {"name": "a", "source": src("tool", "t1", "arm")},
+                {"name": "b", "source": src("tool", "t2", "ask")},
+            ],
+            toolStarts={"t1": 1, "t2": 1},
+        ),
+        step(
+            answer((ref("a", "t1"), "yes")),
+            stopReason="interrupt",
+            interrupts=[
+                {"name": "gate", "source": src("before_tools")},
+                {"name": "b", "source": src("tool", "t2", "ask")},
+            ],
+            toolStarts={},
+        ),
+        step(
+            answer((ref("gate"), "open"), (ref("b", "t2"), "yes")),
+            stopReason="end_turn",
+            toolStarts={"t1": 1, "t2": 1},
+        ),
+    ],
+    "spec 03 (ROC-STOP-002, ROC-ANSWER-005: a unit that did not run withdraws nothing)",
+)
+
 # 25. The same name twice in one run of a tool body.
 vector(
     "duplicate-name-in-one-run",
