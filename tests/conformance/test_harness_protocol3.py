@@ -122,3 +122,33 @@ def test_interrupt_step_metadata_must_be_an_object():
 
     with pytest.raises(ScenarioError, match="metadata"):
         parse_steps([{"interrupt": {"name": "a", "metadata": "red"}}], TOOL_OPS, "tool")
+
+
+def _raise_api_takes_metadata() -> bool:
+    import inspect
+
+    from roc_reference import ToolContext
+
+    return "metadata" in inspect.signature(ToolContext.interrupt).parameters
+
+
+@pytest.mark.req("ROC-MODEL-014")
+@pytest.mark.skipif(
+    not _raise_api_takes_metadata(), reason="ToolContext.interrupt takes no metadata keyword yet"
+)
+def test_interrupt_metadata_crosses_the_harness_into_results_inspection_and_snapshots(client):
+    from roc_conformance.scenarios import agent_spec, returns, text, tool, tool_use, turn
+
+    meta = {"x-acme-ui": {"style": "danger"}, "n": 1}
+    spec = agent_spec(
+        "hinted",
+        turns=[turn(tool_use("t1", "ask", {})), turn(text("done"))],
+        tools=[tool("ask", {"interrupt": {"name": "approve", "metadata": meta}}, returns())],
+    )
+    agent = client.create_agent(spec)
+    first = client.invoke(agent, {"prompt": "go"})
+    (pending,) = first["result"]["interrupts"]
+    assert pending["metadata"] == meta
+    assert client.inspect(agent)["interrupts"][0]["metadata"] == meta
+    snapshot = client.take_snapshot(agent)["snapshot"]
+    assert snapshot["interruptState"]["interrupts"][0]["metadata"] == meta
