@@ -73,10 +73,19 @@ def _parse_kind(cell: str) -> tuple[str, list[str]] | None:
     return match[1], [f.strip().rstrip("?") for f in (match[2] or "").split(",") if f.strip()]
 
 
-def test_chapter_4_names_each_hook_event_by_its_own_trace_kind() -> None:
-    text = CHAPTER_4.read_text(encoding="utf-8")
-    if "| trace event |" not in text:
-        pytest.skip("chapter 4 names no trace kinds (the vocabulary lives in conformance-testing.md)")
+def test_every_hook_event_of_chapter_4_has_a_trace_kind_of_its_own() -> None:
+    # An adapter records each event of table 4.1 under the kind of the same name, so the suite can check
+    # ordering and pairing of every event a runtime claims to have.
+    variants = _variants()
+    rows = _table(CHAPTER_4.read_text(encoding="utf-8"), "| event | fires |")
+    events = [row[0].strip("`") for row in rows]
+    assert events, "table 4.1 lists the hook events"
+    missing = [f"{event} -> `{_snake(event)}`" for event in events if _snake(event) not in variants]
+    assert not missing, "hook events without a trace kind of their own: " + ", ".join(missing)
+
+
+def _column_findings(text: str) -> list[str]:
+    """What a 'trace event' column of table 4.1 gets wrong against trace-event.schema.json."""
     variants = _variants()
     wrong: list[str] = []
     for row in _table(text, "| event | fires |"):
@@ -93,4 +102,32 @@ def test_chapter_4_names_each_hook_event_by_its_own_trace_kind() -> None:
             wrong.append(f"{event}: `{kind}` is another event's kind; the schema records {event} as `{own}`")
         elif not set(fields) <= set(variants[kind]):
             wrong.append(f"{event}: `{kind}` has no field(s) {sorted(set(fields) - set(variants[kind]))}")
+    return wrong
+
+
+def test_a_trace_column_in_chapter_4_names_each_event_by_its_own_kind() -> None:
+    text = CHAPTER_4.read_text(encoding="utf-8")
+    if "| trace event |" not in text:
+        pytest.skip("chapter 4 names no trace kinds (the vocabulary lives in conformance-testing.md)")
+    wrong = _column_findings(text)
     assert not wrong, "spec/04-hooks.md, table 4.1, column 'trace event':\n" + "\n".join(wrong)
+
+
+# Table 4.1 as a draft of RoC 1.0 had it: four hook events named by the kinds of other happenings.
+_DRAFT_TABLE = """
+| event | fires | interruptible | trace event |
+|---|---|---|---|
+| `BeforeInvocation` | at the start of every accepted invocation | no | `invocation_start` |
+| `MessageAdded` | after each message is appended to the history | no | `message_added{role}` |
+| `BeforeModelCall` | before each model call | no | `model_call{turn}` |
+| `AfterModelCall` | after each model call returns | no | (recorded with `model_call`) |
+| `BeforeTools` | once per tool cycle | yes | `before_tools{toolUseIds}` |
+| `AfterToolCall` | per tool use with a result | no | `after_tool_call{toolUseId, status}` |
+| `AfterInvocation` | at the end of every accepted invocation | no | `invocation_end{stopReason}` |
+"""
+
+
+def test_it_finds_the_draft_table_s_misnamed_events() -> None:
+    wrong = _column_findings(_DRAFT_TABLE)
+    named = sorted(line.split(":")[0] for line in wrong)
+    assert named == ["AfterInvocation", "AfterModelCall", "BeforeInvocation", "BeforeModelCall"]
