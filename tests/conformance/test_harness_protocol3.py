@@ -68,7 +68,7 @@ def _paused(client):
     return agent, first["result"]["interrupts"][0]["id"], first["messages"]
 
 
-@pytest.mark.req("ROC-MODEL-015", "ROC-MODEL-016")
+@pytest.mark.req("ROC-RESUME-015")
 def test_an_answer_with_metadata_is_accepted_and_the_unit_gets_the_response_alone(client):
     # spec 2.2: InterruptResponse.metadata is accepted and never delivered as part of the answer.
     agent, iid, _ = _paused(client)
@@ -85,7 +85,7 @@ def test_an_answer_with_metadata_is_accepted_and_the_unit_gets_the_response_alon
     assert results[-1]["content"] == [{"json": {"answers": ["y"], "value": "v"}}]
 
 
-@pytest.mark.req("ROC-MODEL-015")
+@pytest.mark.req("ROC-RESUME-015")
 @pytest.mark.parametrize("metadata", ["ada", None, [1], 0, True])
 def test_answer_metadata_that_is_not_an_object_is_invalid_response(client, metadata):
     agent, iid, messages = _paused(client)

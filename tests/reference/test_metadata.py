@@ -1,8 +1,8 @@
 """The reference runtime's metadata extension points and null reasons (spec 2.1, 2.2).
 
 ``Interrupt.metadata`` is set by the raiser, reported unchanged and kept in snapshots (ROC-MODEL-014).
-``InterruptResponse.metadata`` is accepted when it is a JSON object, refused with INVALID_RESPONSE otherwise
-(ROC-MODEL-015), and never reaches the unit, which gets the response alone (ROC-MODEL-016). A ``None`` reason
+``InterruptResponse.metadata`` is accepted when it is a JSON object, refused with INVALID_RESPONSE otherwise,
+and never reaches the unit, which gets the response alone (ROC-RESUME-015). A ``None`` reason
 is no reason (ROC-MODEL-007).
 """
 
@@ -84,14 +84,14 @@ def _block(interrupt_id: str, **body: Any) -> dict[str, Any]:
     return {"interruptResponse": {"interruptId": interrupt_id, "response": "y", **body}}
 
 
-@pytest.mark.req("ROC-MODEL-015", "ROC-MODEL-016")
+@pytest.mark.req("ROC-RESUME-015")
 def test_answer_metadata_that_is_an_object_is_accepted_and_left_out_of_the_answer() -> None:
     state, iid = _pending()
     assert state.parse_resume([_block(iid, metadata=META)]) == [(iid, "y")]
     assert state.parse_resume([_block(iid, metadata={})]) == [(iid, "y")]
 
 
-@pytest.mark.req("ROC-MODEL-015")
+@pytest.mark.req("ROC-RESUME-015")
 @pytest.mark.parametrize("metadata", ["ada", None, [1], 0, False])
 def test_answer_metadata_that_is_not_an_object_is_invalid_response(metadata: Any) -> None:
     state, iid = _pending()
@@ -117,7 +117,7 @@ def _agent() -> Agent:
     return Agent(ScriptedModel(turns), tools=[ask])
 
 
-@pytest.mark.req("ROC-MODEL-016")
+@pytest.mark.req("ROC-RESUME-015")
 def test_the_unit_receives_the_response_alone() -> None:
     agent = _agent()
     first = agent("go")
