@@ -112,6 +112,8 @@ PROTOCOL_CHANGES: dict[int, tuple[str, ...]] = {
         "roc.v1 data model: ToolUse.input is a JSON object, and a google.protobuf.Value holding null_value "
         "in Interrupt.reason, Interrupt.response or InterruptResponse.response has no JSON form (leave the "
         "field unset: a null reason is no reason)",
+        "for a runtime that does not claim \"hooks\" the trace needs only invocation_start, invocation_end, "
+        "model_call, tool_start and tool_end; the suite ignores other kinds there",
     ),
 }
 """What each harness protocol version changed from the one before (the changelog of conformance/README.md

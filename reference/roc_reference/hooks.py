@@ -76,11 +76,16 @@ class InterruptibleEvent(HookEvent):
     _unit: UnitRun | None = field(default=None, init=False, repr=False, compare=False)
     _owner: int = field(default=0, init=False, repr=False, compare=False)
 
-    def interrupt(self, name: str, reason: Any = None) -> Any:
-        """Return the caller's answer to ``name``, or pause the agent until it is answered (ROC-HOOK-017)."""
+    def interrupt(self, name: str, reason: Any = None, *, metadata: dict[str, Any] | None = None) -> Any:
+        """Return the caller's answer to ``name``, or pause the agent until it is answered (ROC-HOOK-017).
+
+        ``metadata`` (a JSON object, e.g. a UI hint) is reported with the interrupt unchanged (ROC-MODEL-014).
+        """
         if self._unit is None:
             raise RuntimeError("interrupt() is only available while the event's callbacks run")
-        return self._unit.interrupt(name, reason, owner=self._owner)
+        if metadata is None:
+            return self._unit.interrupt(name, reason, owner=self._owner)
+        return self._unit.interrupt(name, reason, owner=self._owner, metadata=metadata)
 
 
 @dataclass

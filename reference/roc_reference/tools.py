@@ -33,13 +33,16 @@ class ToolContext:
     agent: Agent
     _unit: UnitRun
 
-    def interrupt(self, name: str, reason: Any = None) -> Any:
+    def interrupt(self, name: str, reason: Any = None, *, metadata: dict[str, Any] | None = None) -> Any:
         """Return the caller's answer to ``name``, or pause the agent until it is answered (ROC-REPLAY-001).
 
         On resume the body runs again from its start (replay) and this call returns the stored answer,
-        so code before it runs again: keep it idempotent.
+        so code before it runs again: keep it idempotent. ``metadata`` (a JSON object, e.g. a UI hint) is
+        reported with the interrupt unchanged (ROC-MODEL-014).
         """
-        return self._unit.interrupt(name, reason)
+        if metadata is None:  # the broken fixtures patch UnitRun.interrupt without the keyword
+            return self._unit.interrupt(name, reason)
+        return self._unit.interrupt(name, reason, metadata=metadata)
 
 
 @dataclass(frozen=True)
@@ -63,9 +66,7 @@ class Tool:
 
     def run(self, tool_use: ToolUse, context: ToolContext) -> ToolResult:
         """Run the body; ``InterruptRaised`` and ``RocError`` propagate, other errors become error results."""
-        if not isinstance(tool_use.input, dict):  # a model fault; the tool cannot take it as arguments
-            return error_result(tool_use.tool_use_id, "tool input must be a JSON object")
-        kwargs = dict(tool_use.input)
+        kwargs = dict(tool_use.input)  # a JSON object (spec 2.3): the ToolUse type refuses anything else
         if self.context:
             kwargs[CONTEXT_PARAM] = context
         try:

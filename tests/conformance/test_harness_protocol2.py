@@ -1,6 +1,7 @@
-"""Harness protocol 2 over real gRPC: the handshake refuses protocol 1 with what changed, raw resume bodies
-reach the runtime unvalidated (and the reference answers each malformed one with its RoC code), and
-InspectAgent shows the pending interrupt state without touching it."""
+"""What harness protocol 2 introduced, over real gRPC: the handshake refuses an older adapter with every
+change since its version, raw resume bodies reach the runtime unvalidated (and the reference answers each
+malformed one with its RoC code), and InspectAgent shows the pending interrupt state without touching it.
+Protocol 3's own changes are in test_harness_protocol3.py."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 import grpc
 import pytest
 from roc_conformance import client as client_module
-from roc_conformance.client import CAPABILITIES, HARNESS_PROTOCOL_VERSION, PROTOCOL_CHANGES
+from roc_conformance.client import HARNESS_PROTOCOL_VERSION, PROTOCOL_CHANGES
 from roc_conformance.errors import AdapterError, ProtocolMismatch
 from roc_conformance.pb.roc.conformance.v1 import harness_pb2 as hpb
 from roc_conformance.scenarios import agent_spec, interrupt, returns, text, tool, tool_use, turn
@@ -35,13 +36,6 @@ class OldProtocolServicer(HarnessServicer):
 
 # ---------------------------------------------------------------------------------------------
 # Handshake
-
-
-def test_the_suite_and_the_reference_speak_protocol_2(client):
-    assert HARNESS_PROTOCOL_VERSION == 2
-    desc = client.describe()
-    assert desc.harness_protocol_version == 2
-    assert desc.capabilities == CAPABILITIES  # the reference drives every capability protocol 2 defines
 
 
 def test_the_handshake_check_notes_an_unknown_capability():
@@ -71,9 +65,10 @@ def test_a_protocol_1_adapter_is_refused_with_what_changed():
         with pytest.raises(ProtocolMismatch) as caught:
             c.describe()
         message = str(caught.value)
-        assert "adapter speaks harness protocol 1, suite speaks 2" in message
-        for change in PROTOCOL_CHANGES[2]:
-            assert change in message
+        assert f"adapter speaks harness protocol 1, suite speaks {HARNESS_PROTOCOL_VERSION}" in message
+        for version in range(2, HARNESS_PROTOCOL_VERSION + 1):  # every change since protocol 1
+            for change in PROTOCOL_CHANGES[version]:
+                assert change in message
         # Fatal: the client latches, so nothing else is sent to an adapter that speaks another protocol.
         with pytest.raises(ProtocolMismatch):
             c.create_agent(tool_spec())
@@ -87,25 +82,27 @@ def test_a_run_against_a_protocol_1_adapter_is_fatal_exit_3_with_a_report(tmp_pa
         code = main([*args, "--quiet"])
     assert code == 3
     err = capsys.readouterr().err
-    assert "adapter speaks harness protocol 1, suite speaks 2" in err
+    assert f"adapter speaks harness protocol 1, suite speaks {HARNESS_PROTOCOL_VERSION}" in err
     assert "InspectAgent" in err
     assert (tmp_path / "report.json").is_file()
 
 
 def test_a_newer_adapter_is_told_to_use_a_newer_suite():
-    message = client_module.protocol_mismatch_message(3)
-    assert "adapter speaks harness protocol 3, suite speaks 2" in message
-    assert "use a suite that speaks protocol 3" in message
+    newer = HARNESS_PROTOCOL_VERSION + 1
+    message = client_module.protocol_mismatch_message(newer)
+    assert f"adapter speaks harness protocol {newer}, suite speaks {HARNESS_PROTOCOL_VERSION}" in message
+    assert f"use a suite that speaks protocol {newer}" in message
 
 
 def test_the_readme_changelog_lists_the_same_changes():
     """One list, two places: the refusal message and the changelog adapter authors read must agree."""
     readme = README.read_text(encoding="utf-8")
     section = readme.split("### Harness protocol changelog", 1)[1]
-    version_2 = section.split("**Protocol 2**", 1)[1].split("**Protocol 1**", 1)[0]
-    # Markdown may set names in code type; the words must be the same.
-    items = [re.sub(r"\s+", " ", item).replace("`", "").strip() for item in re.split(r"\n- ", version_2)[1:]]
-    assert items == list(PROTOCOL_CHANGES[2])
+    for version, changes in PROTOCOL_CHANGES.items():
+        entry = section.split(f"**Protocol {version}**", 1)[1].split(f"**Protocol {version - 1}**", 1)[0]
+        # Markdown may set names in code type; the words must be the same.
+        items = [re.sub(r"\s+", " ", item).replace("`", "").strip() for item in re.split(r"\n- ", entry)[1:]]
+        assert items == list(changes), version
     assert f"harness_protocol_version` ({HARNESS_PROTOCOL_VERSION} for this document)" in readme
 
 

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 from refsupport import Tracer, answers, frozen, history_is_whole, text, use
 from roc_reference import (
     Agent,
@@ -151,19 +152,20 @@ def test_unknown_tool_gets_an_error_result() -> None:
     assert r2.status == "success"
 
 
-def test_non_object_input_and_non_json_return_give_error_results() -> None:
+def test_a_non_json_return_gives_an_error_result() -> None:
     @tool
     def weird() -> Any:
         return {1, 2}
 
-    agent = Agent(
-        ScriptedModel(
-            [[{"toolUse": {"toolUseId": "t1", "name": "ok", "input": [1]}}, use("t2", "weird")], [text("x")]]
-        ),
-        tools=[ok, weird],
-    )
+    agent = Agent(ScriptedModel([[use("t1", "ok"), use("t2", "weird")], [text("x")]]), tools=[ok, weird])
     agent("go")
-    assert [r.status for r in agent.messages[2].tool_results()] == ["error", "error"]
+    assert [r.status for r in agent.messages[2].tool_results()] == ["success", "error"]
+
+
+def test_a_tool_use_input_is_a_json_object() -> None:
+    # spec 2.3: ToolUse.input is an object, so a model turn with any other input is refused where it enters.
+    with pytest.raises(ValidationError):
+        ScriptedModel([[{"toolUse": {"toolUseId": "t1", "name": "ok", "input": [1]}}]])
 
 
 @pytest.mark.req("ROC-TOOL-010", "ROC-STOP-001")

@@ -13,6 +13,7 @@ from roc_conformance import scenarios as sc
 from roc_conformance.canonical import canonical_bytes
 from roc_conformance.checks.base import Check, CheckContext
 from roc_conformance.checks.limits import limit_checks
+from roc_conformance.checks.metadata import metadata_checks
 from roc_conformance.checks.prompts import prompt_checks
 from roc_conformance.checks.resume_shape import resume_shape_checks
 from roc_conformance.checks.snapshot_support import error_code
@@ -507,6 +508,7 @@ def explicit_checks() -> list[Check]:
     checks.extend(resume_shape_checks())
     checks.extend(limit_checks())
     checks.extend(prompt_checks())
+    checks.extend(metadata_checks())
     return checks
 
 
