@@ -647,7 +647,6 @@ _SNAPSHOT_CHECKS: tuple[tuple[str, tuple[str, ...], Callable[[CheckContext], Non
         (
             SESSION_REVISIONS,
             SESSION_SAVE_POINTS,
-            SESSION_SAVE_POINTS,
             SESSION_CAS,
             SESSION_SAVE_FIRST,
             SESSION_CONFLICT_CLEAN,
