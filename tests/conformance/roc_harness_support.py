@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -19,6 +21,30 @@ def tool_spec(agent_id: str = "a1", executor: str = "sequential") -> dict[str, A
     return one_question(
         agent_id, executor=executor, lead="on it", tool_input={"k": 1}, reason={"why": "x"}, value="v"
     )
+
+
+class VersionedServicer(HarnessServicer):
+    """The reference adapter answering the handshake with another harness protocol version."""
+
+    def __init__(self, version: int) -> None:
+        super().__init__()
+        self.version = version
+
+    def Describe(self, request: hpb.DescribeRequest, context: grpc.ServicerContext) -> hpb.DescribeResponse:
+        reply = super().Describe(request, context)
+        reply.harness_protocol_version = self.version
+        return reply
+
+
+def load_broken(name: str) -> Any:
+    """A broken fixture of conformance/fixtures/broken by name (its ``patch()``, ``BREAKS``, ``CHECKS``)."""
+    support_path = Path(__file__).resolve().parents[2] / "conformance" / "fixtures" / "broken" / "_support.py"
+    spec = importlib.util.spec_from_file_location("roc_broken_support", support_path)
+    assert spec is not None
+    assert spec.loader is not None
+    support = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(support)
+    return support.load(name)
 
 
 class HangingServicer(HarnessServicer):

@@ -8,30 +8,15 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import grpc
 import pytest
 from roc_conformance import client as client_module
 from roc_conformance.client import HARNESS_PROTOCOL_VERSION, PROTOCOL_CHANGES
 from roc_conformance.errors import AdapterError, ProtocolMismatch
-from roc_conformance.pb.roc.conformance.v1 import harness_pb2 as hpb
 from roc_conformance.scenarios import agent_spec, interrupt, returns, text, tool, tool_use, turn
-from roc_harness_support import client_for, serving, tool_spec
+from roc_harness_support import VersionedServicer, client_for, serving, tool_spec
 from roc_reference.harness.server import HarnessServicer
 
 README = Path(__file__).resolve().parents[2] / "conformance" / "README.md"
-
-
-class OldProtocolServicer(HarnessServicer):
-    """An adapter written against an earlier (or a later) harness protocol."""
-
-    def __init__(self, version: int) -> None:
-        super().__init__()
-        self.version = version
-
-    def Describe(self, request: hpb.DescribeRequest, context: grpc.ServicerContext) -> hpb.DescribeResponse:
-        reply = super().Describe(request, context)
-        reply.harness_protocol_version = self.version
-        return reply
 
 
 # ---------------------------------------------------------------------------------------------
@@ -61,7 +46,7 @@ def test_the_handshake_check_notes_an_unknown_capability():
 
 
 def test_a_protocol_1_adapter_is_refused_with_what_changed():
-    with serving(OldProtocolServicer(1)) as (address, _), client_for(address) as c:
+    with serving(VersionedServicer(1)) as (address, _), client_for(address) as c:
         with pytest.raises(ProtocolMismatch) as caught:
             c.describe()
         message = str(caught.value)
@@ -77,7 +62,7 @@ def test_a_protocol_1_adapter_is_refused_with_what_changed():
 def test_a_run_against_a_protocol_1_adapter_is_fatal_exit_3_with_a_report(tmp_path, capsys):
     from roc_conformance.cli import main
 
-    with serving(OldProtocolServicer(1)) as (address, _):
+    with serving(VersionedServicer(1)) as (address, _):
         args = ["run", "--target", address, "--report-dir", str(tmp_path), "--only", "explicit:handshake"]
         code = main([*args, "--quiet"])
     assert code == 3

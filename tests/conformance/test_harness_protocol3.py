@@ -4,7 +4,6 @@ model changes of spec 2.7 cross the wire (answer metadata accepted or refused wi
 
 from __future__ import annotations
 
-import grpc
 import pytest
 from roc_conformance.client import (
     CAPABILITIES,
@@ -13,22 +12,7 @@ from roc_conformance.client import (
     PROTOCOL_CHANGES,
 )
 from roc_conformance.errors import ProtocolMismatch
-from roc_conformance.pb.roc.conformance.v1 import harness_pb2 as hpb
-from roc_harness_support import client_for, serving, tool_spec
-from roc_reference.harness.server import HarnessServicer
-
-
-class VersionedServicer(HarnessServicer):
-    """The reference adapter answering the handshake with another protocol version."""
-
-    def __init__(self, version: int) -> None:
-        super().__init__()
-        self.version = version
-
-    def Describe(self, request: hpb.DescribeRequest, context: grpc.ServicerContext) -> hpb.DescribeResponse:
-        reply = super().Describe(request, context)
-        reply.harness_protocol_version = self.version
-        return reply
+from roc_harness_support import VersionedServicer, client_for, serving, tool_spec
 
 
 def test_the_suite_and_the_reference_speak_protocol_3(client):

@@ -10,7 +10,6 @@ blind spot: the same hookless adapter in front of a broken runtime is still caug
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 from typing import Any
@@ -25,9 +24,8 @@ from roc_conformance.settings import RunSettings
 from roc_conformance.target import Target
 from roc_reference.harness.server import HarnessServicer
 
-ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from roc_harness_support import serving  # noqa: E402
+from roc_harness_support import load_broken, serving
 
 CLAIM = ("core", "sequential-executor")
 SETTINGS = RunSettings(
@@ -73,19 +71,9 @@ def test_a_hookless_runtime_without_direct_calls_is_core_conformant():
     assert machine[0].status is Status.PASS
 
 
-def _broken(name: str) -> Any:
-    broken = ROOT / "conformance" / "fixtures" / "broken"
-    spec = importlib.util.spec_from_file_location("roc_broken_support", broken / "_support.py")
-    assert spec is not None
-    assert spec.loader is not None
-    support = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(support)
-    return support.load(name)
-
-
 def test_the_hookless_view_still_catches_a_broken_core_rule():
     # A model call on resume is visible without any hook event (a model_call in the trace).
-    fixture = _broken("model_called_on_resume")
+    fixture = load_broken("model_called_on_resume")
     result = judge(fixture.patch)
     failing = {r.requirement.id for r in result.requirements if r.status is Status.FAIL}
     assert set(fixture.BREAKS) <= failing, sorted(failing)

@@ -20,6 +20,7 @@ from roc_conformance.checks.snapshot_support import error_code
 from roc_conformance.checks.snapshots import snapshot_checks
 from roc_conformance.client import CAPABILITIES
 from roc_conformance.errors import ConformanceViolation
+from roc_conformance.specdoc import vocabulary
 
 
 def one_tool_scenario(agent_id: str = "explicit", *, executor: str = "sequential") -> dict[str, Any]:
@@ -371,20 +372,9 @@ def check_direct_call_refused(ctx: CheckContext) -> None:
 # Handshake
 
 
-DEFINED_PROFILES = frozenset(
-    {
-        "core",
-        "hooks",
-        "sequential-executor",
-        "concurrent-executor",
-        "sessions",
-        "portable-snapshot",
-        "direct-tool-call",
-        "session-store",
-        "snapshot-integrity",
-    }
-)
-RESERVED_PROFILES = frozenset({"response-schema", "expiry", "multi-agent", "agent-as-tool"})
+# The profile names of this spec version (chapter 1), as the spec lint knows them: one list.
+DEFINED_PROFILES = frozenset(vocabulary.PROFILES)
+RESERVED_PROFILES = frozenset(vocabulary.RESERVED_PROFILES)
 
 
 def check_handshake(ctx: CheckContext) -> None:
