@@ -2,8 +2,8 @@
 
 The canonical form (spec 8.2) is RFC 8785, the JSON Canonicalization Scheme: keys sorted by UTF-16 code
 units, no whitespace, numbers as IEEE 754 doubles written as ECMAScript writes them, UTF-8. The maintained
-``rfc8785`` package computes it; a fast path (``json.dumps``) serves the common values for which its output
-is the same bytes, which a Hypothesis property test checks. Input digests bind a stored answer to the tool
+``rfc8785`` package computes it; a fast path (``json.dumps``) serves every member for which its output is
+the same bytes, which a Hypothesis property test checks (tests/reference/test_integrity.py). Input digests bind a stored answer to the tool
 input it was given for; the HMAC-SHA256 tag, named by a key id, lets a reader notice a snapshot edited at
 rest. The tag covers the canonical form of the snapshot with its ``integrity`` member removed, so every
 other bit of meaning in the document.
@@ -81,6 +81,22 @@ def _big_ints_as_doubles(value: Any) -> Any:
     return value
 
 
+def _canonical(value: Any) -> bytes:
+    if _fast_path_fits(value):
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    # RFC 8785 is compositional: a container's form is its members' forms joined. Splitting here keeps the
+    # fast path for every member that fits, so one float in one message does not slow the whole history.
+    if isinstance(value, list | tuple):
+        return b"[" + b",".join(_canonical(item) for item in value) + b"]"
+    if isinstance(value, dict):
+        if not all(isinstance(key, str) for key in value):
+            raise TypeError("object keys must be strings")
+        # RFC 8785 3.2.3: names compared as UTF-16 code units (a lone surrogate raises UnicodeEncodeError).
+        names = sorted(value, key=lambda key: key.encode("utf-16-be"))
+        return b"{" + b",".join(rfc8785.dumps(k) + b":" + _canonical(value[k]) for k in names) + b"}"
+    return rfc8785.dumps(_big_ints_as_doubles(value))
+
+
 def canonical_value(value: Any) -> bytes:
     """The canonical form (spec 8.2, RFC 8785) of any JSON value, as UTF-8 bytes.
 
@@ -88,10 +104,7 @@ def canonical_value(value: Any) -> bytes:
     of a double, non-string keys, lone surrogates, objects of other types).
     """
     try:
-        if _fast_path_fits(value):
-            text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-            return text.encode("utf-8")
-        return rfc8785.dumps(_big_ints_as_doubles(value))
+        return _canonical(value)
     except (TypeError, ValueError, OverflowError, RecursionError) as exc:
         # ValueError covers rfc8785's CanonicalizationError and UnicodeEncodeError (lone surrogates).
         raise SnapshotInvalidError(f"snapshot is not a JSON document: {exc}") from None

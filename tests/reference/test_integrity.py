@@ -155,6 +155,13 @@ def test_the_fast_path_is_left_where_json_dumps_differs() -> None:
         assert not integrity_module._fast_path_fits(value)
     assert canonical_value({"\uff5a": 1, "\U0001f600": 2}) == '{"\U0001f600":2,"\uff5a":1}'.encode()
     assert canonical_value([2**53 + 1, 10**23]) == b"[9007199254740992,1e+23]"
+    # Mixed: the top level leaves the fast path, its members take it or not one by one.
+    mixed = {"\uff5a": {"b": 1, "a": [2**60]}, "\U0001f600": [{"y": "é", "x": None}, 1e-7], "": 1.0}
+    assert canonical_value(mixed) == rfc8785.dumps(_doubles(mixed))
+    assert (
+        canonical_value(mixed)
+        == '{"":1,"\U0001f600":[{"x":null,"y":"é"},1e-7],"\uff5a":{"a":[1152921504606847000],"b":1}}'.encode()
+    )
     with pytest.raises(SnapshotInvalidError):
         canonical_value(10**400)  # beyond a double: not JSON RoC carries
 
