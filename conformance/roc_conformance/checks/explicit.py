@@ -45,7 +45,9 @@ def interrupted_agent(ctx: CheckContext, spec: dict[str, Any]) -> tuple[str, dic
 
 
 def check_error_shape(ctx: CheckContext) -> None:
-    agent, result = interrupted_agent(ctx, one_tool_scenario("errors"))
+    agent, result = interrupted_agent(
+        ctx, one_tool_scenario("errors", executor=sc.executor_for(ctx.profiles))
+    )
     iid = result["interrupts"][0]["id"]
     probes: list[tuple[str, dict[str, Any], str | None]] = [
         ("prompt while interrupted", {"prompt": "hello"}, None),
@@ -476,7 +478,7 @@ _EXPLICIT: tuple[Spec, ...] = (
         "explicit:error-shape",
         ("ROC-ERR-003", "ROC-ERR-004", "ROC-ERR-005"),
         check_error_shape,
-        ("core", "sequential-executor"),
+        ("core",),
         "error values carry a message and object details",
     ),
 )

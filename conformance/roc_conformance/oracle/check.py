@@ -611,7 +611,9 @@ def _check_order(exp: list[dict[str, JSON]], obs: list[dict[str, JSON]], executo
             if e != o:
                 out.append(Violation([reqs.EXEC_CONC_ORDER], f"order of {tuid}'s events {o}, expected {e}"))
         depth = 0
-        for ev in obs:
+        # Tool events lie inside their cycle's BeforeTools/AfterTools pair; a trace judged without hook
+        # events (no `hooks` claimed) has no pair to lie in.
+        for ev in obs if any(ev.get("kind") == "before_tools" for ev in exp) else []:
             if ev.get("kind") == "before_tools":
                 depth += 1
             elif ev.get("kind") == "after_tools":

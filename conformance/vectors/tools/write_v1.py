@@ -1156,6 +1156,51 @@ vector(
     "spec 03 (ROC-ANSWER-005)",
 )
 
+# 24a. Withdrawn without hooks: a tool body that no longer asks withdraws its interrupt.
+vector(
+    "withdrawn-by-a-tool",
+    "A tool body that no longer asks withdraws its interrupt (no hooks needed); answering it is UNKNOWN_INTERRUPT",
+    [R.WITHDRAWN, R.PARTIAL, R.EXEC_CONCURRENT],
+    ["core", "concurrent-executor"],
+    agent(
+        "concurrent",
+        [turn(tu("t1", "first"), tu("t2", "once"), tu("t3", "third")), turn(text("end"))],
+        [
+            tool("first", intr("a"), ret("first")),
+            # asks only on its first run: the mark it leaves makes the replay skip the question
+            tool(
+                "once",
+                {"skipIfState": {"key": "asked", "equals": True}},
+                {"setState": {"key": "asked", "value": True}},
+                intr("b"),
+            ),
+            tool("third", intr("c"), ret("third")),
+        ],
+        state={},
+    ),
+    [
+        step(
+            {"prompt": "p"},
+            stopReason="interrupt",
+            interrupts=[
+                {"name": "a", "source": src("tool", "t1", "first")},
+                {"name": "b", "source": src("tool", "t2", "once")},
+                {"name": "c", "source": src("tool", "t3", "third")},
+            ],
+            toolStarts={"t1": 1, "t2": 1, "t3": 1},
+        ),
+        step(
+            answer((ref("a", "t1"), "yes")),
+            stopReason="interrupt",
+            interrupts=[{"name": "c", "source": src("tool", "t3", "third")}],
+            toolStarts={"t1": 1, "t2": 1, "t3": 1},
+        ),
+        step(answer((ref("b", "t2"), "late")), error="UNKNOWN_INTERRUPT", **REJECTED),
+        step(answer((ref("c", "t3"), "yes")), stopReason="end_turn", toolStarts={"t3": 1}),
+    ],
+    "spec 03 (ROC-ANSWER-005 for a runtime without hooks)",
+)
+
 # 24b. Not withdrawn: an unanswered interrupt whose unit did not run stays pending and is reported again.
 vector(
     "unit-not-run-keeps-interrupt",
