@@ -91,11 +91,11 @@ def test_the_oracle_refuses_a_malformed_reason_source(args):
 class _NewestReason(OracleAgent):
     """A broken agent: a re-raised pending interrupt takes the reason of the replay."""
 
-    def _stop(self, raised):
+    def _stop(self, raised, ids):
         for key, reason, source in raised:
             if key in self.interrupts and not self.interrupts[key].answered:
                 self.interrupts[key] = Registered(key, copy.deepcopy(reason), source)
-        return super()._stop(raised)
+        return super()._stop(raised, ids)
 
 
 class _NewestReasonFake(FakeImplementation):

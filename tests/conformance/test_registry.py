@@ -30,7 +30,7 @@ def test_checked_requirements_maps_ids_to_check_names():
 
 
 def test_every_check_names_requirements_and_known_profiles():
-    known = set(load_registry().profiles)
+    known = set(load_registry().profiles())
     for check in all_checks():
         assert check.requirements, check.name
         assert all(REQ.match(r) for r in check.requirements), check.name

@@ -45,7 +45,8 @@ def test_a_runtime_that_drops_unknown_members_fails_resume_004_only(monkeypatch:
     def lenient(block: Any) -> Any:
         body = block.get("interruptResponse") if isinstance(block, dict) else None
         if isinstance(body, dict) and "response" in body and isinstance(body.get("interruptId"), str):
-            return original({"interruptResponse": {k: body[k] for k in ("interruptId", "response")}})
+            kept = ("interruptId", "response", "metadata")  # drops every member RoC does not define
+            return original({"interruptResponse": {k: body[k] for k in kept if k in body}})
         return original(block)
 
     monkeypatch.setattr(interrupts, "_response_body", lenient)
