@@ -336,12 +336,27 @@ def check_snapshot_refusal(ctx: CheckContext) -> None:
     later["futureMember"] = {"from": "a later minor"}
     # A later minor may tag with an algorithm this reader lacks; without keys it ignores the tag (spec 10.3).
     later["integrity"] = {"alg": "HMAC-SHA3-256", "keyId": "later", "mac": "A" * 43}
+    later["interruptState"]["interrupts"][0]["futureHint"] = {"from": "a later minor"}  # nested, too
     out = ctx.client.restore_agent(later, spec, model_turn_offset=1)
     if "agent" not in out:
         message = f"schemaVersion 2.9 with an unknown member and a later tag algorithm refused: {out}"
         if not own_snapshot_refused(ctx, good, spec, VER_LATER_MINOR, message):
             wrong.setdefault(VER_LATER_MINOR, []).append(message)
     else:
+        # ROC-SESSION-007: the re-snapshot equals the restored document but for createdAt, revision,
+        # integrity, schemaVersion and the members format 2.0 does not define.
+        fresh = take_snapshot(ctx, out["agent"])
+        known = copy.deepcopy(later)
+        del known["futureMember"]
+        del known["interruptState"]["interrupts"][0]["futureHint"]
+        volatile = ("createdAt", "revision", "integrity", "schemaVersion")
+        if canonical_bytes({k: v for k, v in fresh.items() if k not in volatile}) != canonical_bytes(
+            {k: v for k, v in known.items() if k not in volatile}
+        ):
+            wrong.setdefault(SESSION_IDEMPOTENT, []).append(
+                "the snapshot of an agent restored from a 2.9 document differs from that document in more "
+                "than createdAt, revision, integrity, schemaVersion and the members 2.0 does not define"
+            )
         iid = first["result"]["interrupts"][0]["id"]
         resumed = ctx.client.invoke(
             out["agent"], {"interruptResponses": [{"interruptId": iid, "response": "y"}]}
@@ -612,6 +627,7 @@ _SNAPSHOT_CHECKS: tuple[tuple[str, tuple[str, ...], Callable[[CheckContext], Non
             SESSION_AGENT_ID,
             VER_LATER_MINOR,
             VER_WRITES_OWN,
+            SESSION_IDEMPOTENT,
         ),
         check_snapshot_refusal,
         ("core", "sessions"),
