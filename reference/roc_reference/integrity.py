@@ -3,10 +3,10 @@
 The canonical form (spec 8.2) is RFC 8785, the JSON Canonicalization Scheme: keys sorted by UTF-16 code
 units, no whitespace, numbers as IEEE 754 doubles written as ECMAScript writes them, UTF-8. The maintained
 ``rfc8785`` package computes it; a fast path (``json.dumps``) serves every member for which its output is
-the same bytes, which a Hypothesis property test checks (tests/reference/test_integrity.py). Input digests bind a stored answer to the tool
-input it was given for; the HMAC-SHA256 tag, named by a key id, lets a reader notice a snapshot edited at
-rest. The tag covers the canonical form of the snapshot with its ``integrity`` member removed, so every
-other bit of meaning in the document.
+the same bytes, which a Hypothesis property test checks (tests/reference/test_integrity.py). Input digests
+bind a stored answer to the tool input it was given for; the HMAC-SHA256 tag, named by a key id, lets a
+reader notice a snapshot edited at rest. The tag covers the canonical form of the snapshot with its
+``integrity`` member removed, so every other bit of meaning in the document.
 
 In the canonical form of a snapshot ``agent.messages`` comes first, right after ``agentId`` (``agent``
 sorts before every other member). So the HMAC state after the messages can be kept (``MacPrefix``) and a
