@@ -43,6 +43,19 @@ def stop_reasons() -> frozenset[str]:
     return frozenset(doc["enum"])
 
 
+@functools.cache
+def error_codes() -> frozenset[str]:
+    """The closed code set of chapter 7, read from error.schema.json (one source of truth).
+
+    Unlike the stop reasons, the suite cannot judge codes without the spec, so a missing schema is an error.
+    """
+    directory = _schema_dir()
+    if directory is None:
+        raise FileNotFoundError("spec/schema/v1/error.schema.json not found: the suite reads the spec")
+    doc = json.loads((directory / "error.schema.json").read_text(encoding="utf-8"))
+    return frozenset(doc["properties"]["code"]["enum"])
+
+
 class SchemaObserver:
     """Validates the data-model values in Invoke replies; keeps the first problems found."""
 

@@ -13,29 +13,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ..checks.wire_schema import error_codes
 from ..errors import ConformanceViolation
 from . import reqs
 from .engine import MISSING, Key, Outcome, Ref, UnknownRef
 from .scenario import JSON, canonical
 
-ERROR_CODES = frozenset(
-    {
-        "INTERRUPT_PENDING",
-        "NOT_INTERRUPTED",
-        "UNKNOWN_INTERRUPT",
-        "DUPLICATE_RESPONSE",
-        "INVALID_RESPONSE",
-        "INVALID_RESUME",
-        "DUPLICATE_INTERRUPT_NAME",
-        "DIRECT_CALL_INTERRUPT",
-        "INVALID_REASON",
-        "SNAPSHOT_INVALID",
-        "SNAPSHOT_VERSION_UNSUPPORTED",
-        "SNAPSHOT_INTEGRITY",
-        "SESSION_CONFLICT",
-        "EXPIRED",
-    }
-)
 TOOL_EVENTS = ("before_tool_call", "tool_start", "tool_end", "after_tool_call")
 # What an adapter records for a runtime that does not claim `hooks` (spec 4.1): the adapter brackets each
 # invocation, serves the scripted model and runs the tool bodies itself, so it sees these without any hook
@@ -262,7 +245,7 @@ def check_error(outcome: Outcome, observed: dict[str, JSON]) -> list[Violation]:
         )
         return out
     code = err.get("code") if isinstance(err, dict) else None
-    if code not in ERROR_CODES:
+    if code not in error_codes():
         out.append(
             Violation([reqs.ERROR_VALUES, reqs.ERROR_CODE_DEFINED], f"error code {code!r} is not defined")
         )
