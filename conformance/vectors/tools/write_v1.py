@@ -1159,7 +1159,7 @@ vector(
 # 24a. Withdrawn without hooks: a tool body that no longer asks withdraws its interrupt.
 vector(
     "withdrawn-by-a-tool",
-    "A tool body that no longer asks withdraws its interrupt (no hooks needed); answering it is UNKNOWN_INTERRUPT",
+    "A tool body that no longer asks withdraws its interrupt (no hooks); answering it is UNKNOWN_INTERRUPT",
     [R.WITHDRAWN, R.PARTIAL, R.EXEC_CONCURRENT],
     ["core", "concurrent-executor"],
     agent(
