@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, ClassVar, Literal
 
+import rfc8785
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -109,7 +110,7 @@ def _walk(value: Any, max_depth: int, max_bytes: int | None) -> tuple[str | None
         elif isinstance(item, float):
             if not math.isfinite(item):
                 return "number is not finite", size
-            size += len(json.dumps(int(item) if item.is_integer() else item))
+            size += len(rfc8785.dumps(item))  # the canonical (RFC 8785) spelling: what a snapshot holds
         elif isinstance(item, str):
             length = _string_size(item)
             if length is None:

@@ -10,9 +10,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from refsupport import MemorySession, answers, frozen, use
 from roc_reference import Agent, ConcurrentExecutor, ScriptedModel, ToolContext, tool
 from roc_reference.errors import ErrorCode, RocError
+from roc_reference.integrity import canonical_value
+from roc_reference.types import json_value_size
 
 # The limits of spec 10.6, written out: the test checks the spec's numbers, not whatever the runtime says.
 MAX_VALUE_DEPTH = 64
@@ -141,3 +145,22 @@ def test_state_beyond_the_limits_is_refused_where_it_is_set(value: Any) -> None:
     with pytest.raises((TypeError, ValueError)):
         agent.state.set("k", value)
     assert "k" not in agent.state
+
+
+_JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**53 - 1), 2**53 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@given(_JSON)
+def test_the_measured_size_is_the_length_of_the_canonical_form(value: Any) -> None:
+    # The limits of 10.6 are on canonical bytes (RFC 8785): 1e-05 counts as "0.00001", -0.0 as "0".
+    problem, size = json_value_size(value)
+    assert problem is None
+    assert size == len(canonical_value(value))

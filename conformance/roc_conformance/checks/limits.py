@@ -49,6 +49,12 @@ def check_value_limits(ctx: CheckContext) -> None:
             "INVALID_RESPONSE",
         ),
         (
+            ANSWER_LIMIT,
+            "an answer whose metadata is 256 KiB + 1",
+            [{"interruptId": iid, "response": "y", "metadata": {"note": OVER_VALUE}}],
+            "INVALID_RESPONSE",
+        ),
+        (
             RESUME_LIMIT,
             "five answers of 250 KiB (to unknown ids)",
             [{"interruptId": f"{iid}-{n}", "response": QUARTER} for n in range(5)],
@@ -68,6 +74,15 @@ def check_value_limits(ctx: CheckContext) -> None:
     got = ctx.client.invoke(ctx.client.create_agent(raising), {"prompt": "go"})
     if error_code(got) != "INVALID_REASON":
         wrong.setdefault(REASON_LIMIT, []).append(f"a reason of 256 KiB + 1: {error_code(got) or 'accepted'}")
+    meta = sc.agent_spec(
+        "limits-metadata",
+        executor=sc.executor_for(ctx.profiles),
+        turns=[sc.turn(sc.tool_use("t1", "ask")), sc.turn(sc.text("done"))],
+        tools=[sc.tool("ask", {"interrupt": {"name": "approve", "metadata": {"note": OVER_VALUE}}})],
+    )
+    got = ctx.client.invoke(ctx.client.create_agent(meta), {"prompt": "go"})
+    if error_code(got) != "INVALID_REASON":
+        wrong.setdefault(REASON_LIMIT, []).append(f"metadata of 256 KiB + 1: {error_code(got) or 'accepted'}")
     fail_if(wrong)
 
 
