@@ -73,6 +73,7 @@ import grpc
 from google.protobuf.message import Message
 
 from roc_conformance import wire
+from roc_conformance.canonical import NotCanonicalJson, parse_strict
 from roc_conformance.errors import (
     AdapterError,
     HarnessFault,
@@ -391,9 +392,10 @@ class HarnessClient:
         if not isinstance(text, str):
             raise self._fault(AdapterError("TakeSnapshot", "reply carries neither a snapshot nor an error"))
         try:
-            snapshot = json.loads(text)
-        except json.JSONDecodeError as exc:
-            # Not JSON at all: the implementation wrote a broken document. Report it to the check.
+            # As RoC reads JSON (spec 8.2): repeated member names, numbers beyond a double are refused.
+            snapshot = parse_strict(text)
+        except NotCanonicalJson as exc:
+            # The implementation wrote a broken document. Report it to the check.
             self._record("TakeSnapshot", req_json, {"snapshotJson": text})
             return {"snapshot": None, "snapshotJson": text, "decodeError": str(exc)}
         self._record("TakeSnapshot", req_json, {"snapshot": snapshot})

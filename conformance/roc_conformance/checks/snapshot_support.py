@@ -107,7 +107,8 @@ def take_snapshot(ctx: CheckContext, agent: str) -> dict[str, Any]:
             SNAP_SCHEMA, f"TakeSnapshot at an interrupt boundary failed: {snap['error']}"
         )
     if snap.get("snapshot") is None:
-        raise ConformanceViolation(SNAP_SCHEMA, f"the snapshot is not JSON: {snap.get('decodeError')}")
+        decoded = snap.get("decodeError")
+        raise ConformanceViolation(SNAP_SCHEMA, f"the snapshot is not RoC JSON (spec 8.2): {decoded}")
     doc: dict[str, Any] = snap["snapshot"]
     return doc
 
