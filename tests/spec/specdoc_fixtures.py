@@ -20,6 +20,8 @@ def block(
     untestable: str | None = None,
     anchor: str | None = None,
 ) -> str:
+    """A requirement block; ``untestable`` appends an old-style ``*Untestable:*`` paragraph, which the spec
+    refuses (reasons live only in the table of conformance-testing.md)."""
     lines = [
         f'<a id="{rid.lower() if anchor is None else anchor}"></a>',
         f"> **{rid}** · {level} · {profile}",

@@ -15,7 +15,7 @@ def test_well_formed_chapter_is_clean(tmp_path: Path) -> None:
         "## Stop\n",
         block(),
         block("ROC-STOP-002", "SHOULD", "hooks", "A hook **SHOULD** key on `toolUseId`; it can retry."),
-        block("ROC-SEC-001", "MUST", "core", "It **MUST** hold.", untestable="not observable"),
+        block("ROC-SEC-001", "MUST", "core", "It **MUST** hold."),
     )
     assert lint_texts({"03-lifecycle.md": text}, tmp_path) == []
 
@@ -127,11 +127,6 @@ def test_header_level_must_match_strongest_keyword(level: str, body: str) -> Non
 )
 def test_header_level_matching_strongest_keyword_passes(level: str, body: str) -> None:
     assert lint_texts({"03-lifecycle.md": chapter(block(level=level, text=body))}) == []
-
-
-def test_keywords_in_the_untestable_reason_do_not_set_the_level() -> None:
-    text = chapter(block(level="SHOULD", text="It **SHOULD** log.", untestable="a **MUST** is unobservable."))
-    assert lint_texts({"03-lifecycle.md": text}) == []
 
 
 @pytest.mark.parametrize(
@@ -252,11 +247,42 @@ def test_header_must_be_followed_by_a_blank_quote_line() -> None:
 
 
 @pytest.mark.parametrize(
-    "marker", ["**Untestable:** reason", "*Untestable*: reason", "Untestable: reason", "*Untestable:*"]
+    "marker",
+    [
+        "*Untestable:* reason",
+        "**Untestable:** reason",
+        "*Untestable*: reason",
+        "_Untestable:_ reason",
+        "Untestable: reason",
+        "untestable because reason",
+        "*Untestable:*",
+    ],
 )
-def test_untestable_marker_must_be_exact_and_carry_a_reason(marker: str) -> None:
+def test_an_untestable_line_in_a_block_is_refused(marker: str) -> None:
     text = chapter(block(text="It **MUST** hold.") + f">\n> {marker}\n")
-    assert rules(lint_texts({"03-lifecycle.md": text})) == ["untestable"]
+    [violation] = lint_texts({"03-lifecycle.md": text})
+    assert (violation.rule, violation.file, violation.line) == ("untestable-in-block", "03-lifecycle.md", 10)
+    assert violation.message.startswith("ROC-STOP-001: ")
+    assert "conformance-testing.md" in violation.message
+    assert "Requirements the harness cannot observe" in violation.message
+
+
+def test_an_untestable_line_is_refused_even_inside_a_paragraph_and_its_words_count_for_nothing() -> None:
+    # No blank quote line before the marker, and a MUST in the reason of a SHOULD: one violation, the
+    # refusal, not a level mismatch or a keyword complaint about the stray words.
+    text = chapter(
+        block(level="SHOULD", text="It **SHOULD** log.\n*Untestable:* a **MUST** is\nnot seen, must it?")
+    )
+    [violation] = lint_texts({"03-lifecycle.md": text})
+    assert (violation.rule, violation.line) == ("untestable-in-block", 9)
+
+
+def test_a_malformed_block_with_an_untestable_line_gets_both_reports() -> None:
+    text = chapter('<a id="roc-stop-001"></a>\n> **ROC-STOP-1** · MUST · core\n>\n> It **MUST** hold.\n')
+    text += ">\n> *Untestable:* reason\n"
+    violations = lint_texts({"03-lifecycle.md": text})
+    assert rules(violations) == ["malformed-header", "untestable-in-block"]
+    assert not violations[1].message.startswith("ROC-")
 
 
 def test_mentioned_requirement_ids_must_exist() -> None:

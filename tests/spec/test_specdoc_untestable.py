@@ -1,14 +1,9 @@
-"""Untestable reasons from the table of spec/conformance-testing.md: parsing, lint and move-untestable."""
+"""Untestable reasons come only from the table of spec/conformance-testing.md: parsing and lint."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from roc_conformance.specdoc.cli import main
-from roc_conformance.specdoc.lint import lint_chapters
-from roc_conformance.specdoc.move import MoveError, plan_move
-from roc_conformance.specdoc.parser import parse_chapter, parse_spec, render_requirements, requirements_of
+from roc_conformance.specdoc.parser import parse_chapter, requirements_of
 from roc_conformance.specdoc.untestable import UNTESTABLE_FILE, find_table
 from specdoc_fixtures import block, chapter, lint_texts, rules
 
@@ -62,40 +57,25 @@ def test_table_rows_are_parsed_with_line_numbers_and_escaped_pipes() -> None:
     assert find_table(table_page(row(), heading="Something else")) is None
 
 
-def test_reason_comes_from_the_block_or_from_the_table() -> None:
-    assert reasons({"03-lifecycle.md": two_blocks(REASON)}) == {"ROC-STOP-001": REASON, "ROC-STOP-002": None}
+def test_reason_comes_only_from_the_table_of_the_untestable_file() -> None:
     files = {"03-lifecycle.md": two_blocks(), UNTESTABLE_FILE: table_page(row())}
     assert reasons(files) == {"ROC-STOP-001": REASON, "ROC-STOP-002": None}
     # A table in any other file means nothing.
     assert reasons({"03-lifecycle.md": two_blocks(), "README.md": table_page(row())})["ROC-STOP-001"] is None
+    # Nor does a line in the block, with or without a row: the row alone gives the reason.
+    assert reasons({"03-lifecycle.md": two_blocks("another reason.")})["ROC-STOP-001"] is None
+    files["03-lifecycle.md"] = two_blocks("another reason.")
+    assert reasons(files)["ROC-STOP-001"] == REASON
 
 
-def test_block_and_table_give_the_same_json_either_way() -> None:
-    in_block = {"03-lifecycle.md": two_blocks(REASON), UNTESTABLE_FILE: table_page()}
-    in_table = {"03-lifecycle.md": two_blocks(), UNTESTABLE_FILE: table_page(row())}
-
-    def rendered(files: dict[str, str]) -> str:
-        return render_requirements(requirements_of([parse_chapter(n, files[n]) for n in sorted(files)]))
-
-    assert rendered(in_block) == rendered(in_table)
-
-
-def test_table_alone_and_block_alone_lint_clean() -> None:
+def test_table_rows_lint_clean() -> None:
     assert lint_texts({"03-lifecycle.md": two_blocks(), UNTESTABLE_FILE: table_page(row())}) == []
-    assert lint_texts({"03-lifecycle.md": two_blocks(REASON), UNTESTABLE_FILE: table_page()}) == []
 
 
-def test_reason_in_both_places_is_reported() -> None:
-    files = {"03-lifecycle.md": two_blocks("another reason."), UNTESTABLE_FILE: table_page(row())}
-    violations = lint_texts(files)
-    assert rules(violations) == ["untestable-twice"]
-    assert "differs" in violations[0].message
-    assert violations[0].file == "03-lifecycle.md"
-    # The same reason twice: tolerated while the chapters still carry their lines, an error once enforced.
-    same = {"03-lifecycle.md": two_blocks(REASON), UNTESTABLE_FILE: table_page(row())}
-    assert lint_texts(same) == []
-    chapters = [parse_chapter(name, same[name]) for name in sorted(same)]
-    assert rules(lint_chapters(chapters, identical_untestable_allowed=False)) == ["untestable-twice"]
+def test_a_block_line_is_refused_next_to_a_row_too() -> None:
+    files = {"03-lifecycle.md": two_blocks(REASON), UNTESTABLE_FILE: table_page(row())}
+    [violation] = lint_texts(files)
+    assert (violation.rule, violation.file, violation.line) == ("untestable-in-block", "03-lifecycle.md", 10)
 
 
 @pytest.mark.parametrize(
@@ -113,50 +93,3 @@ def test_bad_table_rows_are_reported_once(rows: list[str], message: str) -> None
     assert rules(violations) == ["untestable-table"]
     assert message in violations[0].message
     assert violations[0].file == UNTESTABLE_FILE
-
-
-def test_move_removes_identical_block_lines_and_adds_missing_rows(tmp_path: Path) -> None:
-    spec = tmp_path / "spec"
-    spec.mkdir()
-    (tmp_path / "pyproject.toml").write_text("", encoding="utf-8")
-    lifecycle = chapter(
-        block(untestable=REASON),
-        block("ROC-STOP-002", text="It **MUST** stop.", untestable="not\n> observable | at all."),
-        block("ROC-STOP-003", text="It **MUST** end."),
-    )
-    (spec / "03-lifecycle.md").write_text(lifecycle, encoding="utf-8")
-    (spec / UNTESTABLE_FILE).write_text(table_page(row()), encoding="utf-8")
-    before = render_requirements(parse_spec(spec))
-
-    assert main(["--root", str(tmp_path), "move-untestable", "--dry-run"]) == 0
-    assert (spec / "03-lifecycle.md").read_text(encoding="utf-8") == lifecycle
-    assert main(["--root", str(tmp_path), "move-untestable"]) == 0
-
-    moved = (spec / "03-lifecycle.md").read_text(encoding="utf-8")
-    assert "Untestable" not in moved
-    assert moved == chapter(
-        block(),
-        block("ROC-STOP-002", text="It **MUST** stop."),
-        block("ROC-STOP-003", text="It **MUST** end."),
-    )
-    table = (spec / UNTESTABLE_FILE).read_text(encoding="utf-8")
-    assert row() in table
-    assert row("ROC-STOP-002", r"not observable \| at all.") in table
-    assert table.index(row()) < table.index("ROC-STOP-002](")
-    assert render_requirements(parse_spec(spec)) == before
-    chapters = [parse_chapter(p.name, p.read_text(encoding="utf-8")) for p in sorted(spec.glob("*.md"))]
-    assert lint_chapters(chapters, identical_untestable_allowed=False) == []
-    assert main(["--root", str(tmp_path), "move-untestable"]) == 0  # nothing left: a no-op
-
-
-def test_move_keeps_a_conflict_and_fails() -> None:
-    files = {"03-lifecycle.md": two_blocks("another reason."), UNTESTABLE_FILE: table_page(row())}
-    result = plan_move([parse_chapter(name, files[name]) for name in sorted(files)])
-    assert result.conflicts == ["ROC-STOP-001"]
-    assert result.moved == []
-    assert result.files == {}
-
-
-def test_move_needs_the_table() -> None:
-    with pytest.raises(MoveError):
-        plan_move([parse_chapter("03-lifecycle.md", two_blocks(REASON))])

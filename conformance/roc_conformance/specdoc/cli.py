@@ -1,6 +1,6 @@
 """Spec tooling: generate and check spec/requirements.json, lint the chapters, report coverage and traces.
 
-Usage: ``python -m roc_conformance.specdoc [--root DIR] gen|check|lint|coverage|trace|move-untestable``.
+Usage: ``python -m roc_conformance.specdoc [--root DIR] gen|check|lint|coverage|trace``.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from pathlib import Path
 
 from .history import committed_requirements_text
 from .lint import lint_spec
-from .move import MoveError, move_untestable
 from .parser import parse_spec, render_requirements
 from .report import coverage_text, trace_text
 from .trace import TraceError, build_matrix, collect_markers, load_registry
@@ -87,24 +86,6 @@ def _trace(root: Path, tests: str, as_json: bool, strict: bool) -> int:
     return 1 if failed else 0
 
 
-def _move_untestable(root: Path, dry_run: bool) -> int:
-    try:
-        result = move_untestable(root / "spec", write=not dry_run)
-    except MoveError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    verb = "would move" if dry_run else "moved"
-    for rid in result.moved:
-        print(f"{verb} {rid}" + (" (new table row)" if rid in result.added else ""))
-    for rid in result.conflicts:
-        print(f"kept {rid}: its block and its table row give different reasons; settle one by hand")
-    for name in sorted(result.files):
-        print(f"{'would change' if dry_run else 'changed'} spec/{name}")
-    if not result.moved and not result.conflicts:
-        print("no *Untestable:* line left in the chapters")
-    return 1 if result.conflicts else 0
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m roc_conformance.specdoc",
@@ -120,11 +101,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     trace.add_argument("--tests", default="tests", help="test path to collect (default: tests)")
     trace.add_argument("--json", action="store_true", help="print the matrix as JSON")
     trace.add_argument("--strict", action="store_true", help="also exit 1 when a MUST is untraced")
-    move = commands.add_parser(
-        "move-untestable",
-        help="move *Untestable:* lines from the blocks into the table of spec/conformance-testing.md",
-    )
-    move.add_argument("--dry-run", action="store_true", help="print what would change, write nothing")
     args = parser.parse_args(argv)
     root = (args.root or find_root(Path.cwd())).resolve()
     if args.command == "gen":
@@ -135,6 +111,4 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _lint(root)
     if args.command == "coverage":
         return _coverage(root)
-    if args.command == "move-untestable":
-        return _move_untestable(root, args.dry_run)
     return _trace(root, args.tests, args.json, args.strict)

@@ -10,13 +10,12 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
 
 from .history import removed_ids
 from .links import LinkChecker
 from .markdown import fenced_mask, mask_code_spans
-from .parser import Chapter, RawBlock, load_chapters, requirements_of, split_untestable
-from .untestable import UNTESTABLE_FILE, find_table, normalize
+from .parser import Chapter, RawBlock, load_chapters, requirements_of, split_body
+from .untestable import UNTESTABLE_FILE, UNTESTABLE_HEADING, find_table
 from .vocabulary import (
     AREAS,
     BOLD_KEYWORD_RE,
@@ -30,11 +29,6 @@ from .vocabulary import (
     UPPER_KEYWORD_RE,
     chapter_kind,
 )
-
-# While the chapters still carry their *Untestable:* lines and the table of conformance-testing.md repeats
-# them word for word, the pair is tolerated; `python -m roc_conformance.specdoc move-untestable` removes the
-# block lines. Set to False once it has run, so that "block line or table row, never both" is enforced.
-IDENTICAL_UNTESTABLE_ALLOWED: Final = True
 
 
 @dataclass(frozen=True, order=True)
@@ -118,27 +112,28 @@ def _lint_header(block: RawBlock) -> Iterable[Violation]:
         )
 
 
-_LOOSE_UNTESTABLE_RE = re.compile(r"^[*_\s]*untestable\b", re.IGNORECASE)
-
-
 def _lint_shape(block: RawBlock) -> Iterable[Violation]:
-    """The blank quote line after the header (else Markdown runs header and text together) and the
-    exact untestable marker (else the reason is silently read as normative text)."""
+    """The blank quote line after the header (else Markdown runs header and text together)."""
     if block.header is None:
         return
     if not block.body or block.body[0][1].strip():
         line = block.body[0][0] if block.body else block.line
         yield Violation(block.chapter, line, "malformed-header", "a blank '>' line must follow the header")
-    _, reason = split_untestable(block.body)
-    if reason == "":
+
+
+def _lint_untestable_in_block(block: RawBlock) -> Iterable[Violation]:
+    """An untestable marker inside a block, exact or loose: the parser leaves it out of the requirement
+    (neither reason nor text), so without this rule the reason would silently be lost."""
+    _, markers = split_body(block.body)
+    name = f"{block.header.id}: " if block.header is not None else ""
+    for line, _ in markers:
         yield Violation(
-            block.chapter, block.line, "untestable", f"{block.header.id}: *Untestable:* without a reason"
+            block.chapter,
+            line,
+            "untestable-in-block",
+            f"{name}a requirement block carries no *Untestable* line: the reason goes in a row of the table "
+            f'"{UNTESTABLE_HEADING}" in {UNTESTABLE_FILE}; remove it here, to the end of its paragraph',
         )
-    for line, content in block.body:
-        if _LOOSE_UNTESTABLE_RE.match(content) and not content.startswith("*Untestable:*"):
-            yield Violation(
-                block.chapter, line, "untestable", "write the marker exactly as '> *Untestable:* reason'"
-            )
 
 
 def _lint_anchor(block: RawBlock) -> Iterable[Violation]:
@@ -163,7 +158,9 @@ def _lint_anchor(block: RawBlock) -> Iterable[Violation]:
 
 
 def _lint_block_keywords(block: RawBlock) -> Iterable[Violation]:
-    hits, lower = _keyword_hits(block.body)
+    # A stray untestable paragraph is reported once, by its own rule, not again for the words in it.
+    normative, _ = split_body(block.body)
+    hits, lower = _keyword_hits(normative)
     for line, word in lower:
         yield Violation(
             block.chapter,
@@ -177,8 +174,7 @@ def _lint_block_keywords(block: RawBlock) -> Iterable[Violation]:
             yield Violation(block.chapter, hit.line, "unbolded-keyword", message)
     if block.header is None:
         return
-    normative, _ = split_untestable(block.body)
-    phrases = [hit.phrase for hit in _keyword_hits(normative)[0]]
+    phrases = [hit.phrase for hit in hits]
     if not phrases:
         message = f"{block.header.id}: no BCP 14 keyword in the text"
         yield Violation(block.chapter, block.line, "no-keyword", message)
@@ -236,9 +232,9 @@ def _lint_references(chapter: Chapter, defined: set[str], skip: set[int]) -> Ite
 
 
 def _lint_untestable_table(
-    chapters: Sequence[Chapter], defined: set[str], identical_allowed: bool
+    chapters: Sequence[Chapter], defined: set[str]
 ) -> tuple[list[Violation], set[int]]:
-    """The rows of the untestable table, and each requirement that has a reason in its block and a row.
+    """The rows of the untestable table: one defined requirement ID and a reason each, one row per ID.
 
     Returns the violations and the table's row lines (their unknown IDs are reported here, once).
     """
@@ -248,7 +244,6 @@ def _lint_untestable_table(
         return [], set()
     violations: list[Violation] = []
     rows: dict[str, int] = {}  # ID -> line of its first row
-    reasons: dict[str, str] = {}
     for row in table.rows:
         problems: list[str] = []
         if len(row.ids) != 1:
@@ -259,45 +254,20 @@ def _lint_untestable_table(
             problems.append(f"{row.ids[0]} already has a row at line {rows[row.ids[0]]}")
         else:
             rows[row.ids[0]] = row.line
-            reasons[row.ids[0]] = row.reason
         if not row.reason:
             problems.append("the row gives no reason")
         violations.extend(Violation(UNTESTABLE_FILE, row.line, "untestable-table", text) for text in problems)
-    for chapter in chapters:
-        for block in chapter.blocks:
-            if block.header is None or block.header.id not in rows:
-                continue
-            _, reason = split_untestable(block.body)
-            if reason is None:
-                continue
-            rid = block.header.id
-            same = normalize(reason) == reasons[rid]
-            if same and identical_allowed:
-                continue
-            message = (
-                f"{rid}: *Untestable:* in the block and in {UNTESTABLE_FILE}:{rows[rid]}; keep one "
-                "(`python -m roc_conformance.specdoc move-untestable` removes identical block lines)"
-                if same
-                else f"{rid}: the *Untestable:* reason of the block differs from "
-                f"{UNTESTABLE_FILE}:{rows[rid]}; keep one reason, in one place"
-            )
-            violations.append(Violation(chapter.name, block.line, "untestable-twice", message))
     return violations, {row.line for row in table.rows}
 
 
-def lint_chapters(
-    chapters: Sequence[Chapter],
-    links: LinkChecker | None = None,
-    *,
-    identical_untestable_allowed: bool = IDENTICAL_UNTESTABLE_ALLOWED,
-) -> list[Violation]:
+def lint_chapters(chapters: Sequence[Chapter], links: LinkChecker | None = None) -> list[Violation]:
     violations: list[Violation] = []
     first_seen: dict[str, RawBlock] = {}
     defined = {block.header.id for chapter in chapters for block in chapter.blocks if block.header}
     if links is not None:
         for chapter in chapters:
             links.remember(chapter.name, chapter.text)
-    table_violations, table_lines = _lint_untestable_table(chapters, defined, identical_untestable_allowed)
+    table_violations, table_lines = _lint_untestable_table(chapters, defined)
     violations.extend(table_violations)
     for chapter in chapters:
         informative = chapter_kind(chapter.name) == "informative"
@@ -314,6 +284,7 @@ def lint_chapters(
             violations.extend(_lint_header(block))
             violations.extend(_lint_anchor(block))
             violations.extend(_lint_shape(block))
+            violations.extend(_lint_untestable_in_block(block))
             violations.extend(_lint_block_keywords(block))
             if block.header is not None:
                 earlier = first_seen.setdefault(block.header.id, block)

@@ -7,19 +7,19 @@ RawBlock with ``header`` set to None so the lint can point at it, and is left ou
     > **ROC-STOP-001** · MUST · core
     >
     > Text with **MUST** ...
-    >
-    > *Untestable:* reason (optional)
 
-The untestable reason can also come from the table of spec/conformance-testing.md (``untestable``); a
-requirement takes its reason from the block or from the table, and the lint reports one that has both.
+A requirement's untestable reason comes only from the table of spec/conformance-testing.md (``untestable``).
+A block line that opens like the old ``> *Untestable:* reason`` marker, exactly or loosely, is kept out of the
+requirement's text (its words are no rule) and refused by the lint, so a reason written in the wrong place
+never passes unnoticed.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +34,8 @@ ANCHOR_RE = re.compile(r'^<a id="([^"]*)"></a>\s*$')
 _LOOSE_HEADER_RE = re.compile(r"^\s*>\s*\**\s*ROC-", re.IGNORECASE)
 _LOOSE_ANCHOR_RE = re.compile(r"^\s*<a\s+(?:id|name)\s*=\s*[\"']roc-", re.IGNORECASE)
 _ANY_ANCHOR_RE = re.compile(r"^\s*<a\s+(?:id|name)\s*=\s*[\"']([^\"']*)[\"']")
-UNTESTABLE_RE = re.compile(r"^\*Untestable:\*\s*(.*)$")
+# A body line that opens with the word "untestable", emphasised or not: the old in-block marker or a variant.
+UNTESTABLE_LINE_RE = re.compile(r"^[*_\s]*untestable\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -189,26 +190,37 @@ def paragraphs(body: Sequence[tuple[int, str]]) -> list[list[tuple[int, str]]]:
     return result
 
 
-def split_untestable(body: Sequence[tuple[int, str]]) -> tuple[list[tuple[int, str]], str | None]:
-    """The normative lines of a body, and the untestable reason if the block declares one."""
+def split_body(
+    body: Sequence[tuple[int, str]],
+) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
+    """The normative lines of a body, and the lines that open with an untestable marker.
+
+    Normative lines come stripped, with a ``(line, "")`` separator between paragraphs. A marker line starts
+    a stray part that runs to the end of its paragraph (a reason may wrap onto several lines), even when
+    no blank quote line sets it apart from the text before it. Only the marker lines themselves are
+    returned, for the lint to point at.
+    """
     normative: list[tuple[int, str]] = []
-    reason: str | None = None
+    markers: list[tuple[int, str]] = []
     for paragraph in paragraphs(body):
-        match = UNTESTABLE_RE.match(paragraph[0][1])
-        if match is None:
-            if normative:
-                normative.append((paragraph[0][0], ""))
-            normative.extend(paragraph)
+        kept = 0
+        while kept < len(paragraph) and not UNTESTABLE_LINE_RE.match(paragraph[kept][1]):
+            kept += 1
+        if kept < len(paragraph):
+            markers.append(paragraph[kept])
+        if kept == 0:
             continue
-        parts = [match.group(1), *(content for _, content in paragraph[1:])]
-        reason = " ".join(part for part in parts if part).strip()
-    return normative, reason
+        if normative:
+            normative.append((paragraph[0][0], ""))
+        normative.extend(paragraph[:kept])
+    return normative, markers
 
 
-def block_requirement(block: RawBlock) -> Requirement | None:
+def block_requirement(block: RawBlock, reasons: Mapping[str, str]) -> Requirement | None:
+    """The requirement a well-formed block states; ``reasons`` maps IDs to the untestable table's reasons."""
     if block.header is None:
         return None
-    normative, reason = split_untestable(block.body)
+    normative, _ = split_body(block.body)
     chunks: list[list[str]] = [[]]
     for _, content in normative:
         if content:
@@ -224,7 +236,7 @@ def block_requirement(block: RawBlock) -> Requirement | None:
         section=block.section,
         chapter=block.chapter,
         anchor=f"{block.chapter}#{block.header.id.lower()}",
-        untestable=reason,
+        untestable=reasons.get(block.header.id),
     )
 
 
@@ -239,16 +251,11 @@ def load_chapters(spec_dir: Path) -> list[Chapter]:
 def requirements_of(chapters: Sequence[Chapter]) -> list[Requirement]:
     """Every well-formed requirement, chapters in file-name order and blocks in document order.
 
-    A requirement without an ``*Untestable:*`` line takes its reason from the untestable table, if a row
-    names it; a block line wins over a row (the lint reports the pair).
+    A requirement's untestable reason is the one the untestable table gives it, if a row names it.
     """
-    table = table_reasons((chapter.name, chapter.text) for chapter in chapters)
-    found = (block_requirement(block) for chapter in chapters for block in chapter.blocks)
-    return [
-        req if req.untestable is not None or req.id not in table else replace(req, untestable=table[req.id])
-        for req in found
-        if req is not None
-    ]
+    reasons = table_reasons((chapter.name, chapter.text) for chapter in chapters)
+    found = (block_requirement(block, reasons) for chapter in chapters for block in chapter.blocks)
+    return [req for req in found if req is not None]
 
 
 def parse_spec(spec_dir: Path) -> list[Requirement]:

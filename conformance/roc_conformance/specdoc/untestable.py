@@ -1,7 +1,7 @@
 """The table of requirements the harness cannot observe, in spec/conformance-testing.md.
 
-A requirement's untestable reason comes either from an ``*Untestable:*`` line in its block or from one row
-of this table, never from both (the lint reports a conflict). The table lives under the heading
+This table is the only source of a requirement's untestable reason: a requirement block carries no
+``*Untestable:*`` line (the lint refuses one). The table lives under the heading
 "Requirements the harness cannot observe"; the first Markdown table after that heading holds one row per
 requirement, the ID (usually linked) in the first cell and the reason in the second:
 
@@ -13,7 +13,7 @@ requirement, the ID (usually linked) in the first cell and the reason in the sec
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
@@ -46,7 +46,7 @@ class Table:
 
 
 def normalize(reason: str) -> str:
-    """A reason with its whitespace collapsed, as the parser joins the lines of an untestable paragraph."""
+    """A reason with its whitespace collapsed, so a cell's spacing never reaches requirements.json."""
     return " ".join(reason.split())
 
 
@@ -100,12 +100,3 @@ def table_reasons(files: Iterable[tuple[str, str]]) -> dict[str, str]:
             if len(row.ids) == 1 and row.reason:
                 reasons.setdefault(row.ids[0], row.reason)
     return reasons
-
-
-def render_table(rows: Sequence[tuple[str, str, str]]) -> list[str]:
-    """Table lines for (ID, chapter file, reason) triples, in the given order."""
-    lines = ["| requirement | reason |", "|---|---|"]
-    for rid, chapter, reason in rows:
-        cell = normalize(reason).replace("|", "\\|")
-        lines.append(f"| [{rid}]({chapter}#{rid.lower()}) | {cell} |")
-    return lines
