@@ -285,8 +285,8 @@ class Agent:
             if self._interrupts.activated:  # ROC-DIRECT-004: refused while interrupted
                 raise InterruptPendingError(f"the agent is interrupted; direct call of {name!r} refused")
             tool_input = dict(tool_input)
-            if not is_json_value(tool_input):
-                raise ValueError("tool input must be JSON")
+            if not is_json_value(tool_input):  # ROC-ERR-001: a rejected input has a code (chapter 7 table)
+                raise InvalidInputError("a direct tool call's input must be a JSON object")
             use = ToolUse(tool_use_id=f"direct:{name}", name=name, input=tool_input)
             tool = self.tool_registry.get(name)
             if tool is None:

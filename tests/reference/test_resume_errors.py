@@ -265,3 +265,13 @@ def test_resume_input_size_bound() -> None:
 def test_non_json_response(bad: Any) -> None:
     agent, ids, model, tracer = interrupted()
     assert rejected(agent, tracer, model, [answer(ids[0], bad)]).code == ErrorCode.INVALID_RESPONSE
+
+
+@pytest.mark.req("ROC-ERR-001")
+def test_a_direct_call_with_an_input_that_is_not_json_is_invalid_input() -> None:
+    agent = Agent(ScriptedModel([[text("hi")]]), tools=[ask])
+    before = frozen(agent)
+    with pytest.raises(RocError) as info:
+        agent.tool.ask(q=float("nan"))
+    assert info.value.code == ErrorCode.INVALID_INPUT
+    assert frozen(agent) == before
