@@ -4,7 +4,9 @@ Each item is named after its check and the requirement IDs it verifies, so ``--j
 IDs. Checks of undeclared profiles are skipped with the reason; a harness fault (adapter bug, timeout)
 fails the item with an ``ERROR (harness fault)`` message, distinct from a requirement violation.
 
-Enable with ``-p roc_conformance.pytest_plugin`` (or through the ``pytest11`` entry point when installed).
+Installed, the package loads it through its ``pytest11`` entry point; otherwise enable it with
+``-p roc_conformance.pytest_plugin``. The entry point is named after this module, so giving ``-p`` as well is
+harmless (pytest sees one plugin under one name) and ``-p no:roc_conformance.pytest_plugin`` disables it.
 """
 
 from __future__ import annotations

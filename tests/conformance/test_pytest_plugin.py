@@ -5,19 +5,40 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tomllib
+from pathlib import Path
 from xml.etree import ElementTree as ET
 
 import pytest
 
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_entry_point_is_named_after_its_module():
+    # pytest registers an entry-point plugin under the entry point's name and a `-p MODULE` plugin under
+    # the module's name; one module under two names is refused ("Plugin already registered under a
+    # different name"), so the documented `-p roc_conformance.pytest_plugin` only works when they agree.
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    plugins = project["project"]["entry-points"]["pytest11"]
+    assert plugins == {"roc_conformance.pytest_plugin": "roc_conformance.pytest_plugin"}
+
 
 @pytest.mark.slow
-def test_plugin_runs_checks_against_the_reference(tmp_path):
+@pytest.mark.parametrize(
+    "load",
+    [
+        pytest.param([], id="entry-point"),
+        pytest.param(["-p", "roc_conformance.pytest_plugin"], id="documented-p-option"),
+    ],
+)
+def test_plugin_runs_checks_against_the_reference(tmp_path, load):
     junit = tmp_path / "junit.xml"
     proc = subprocess.run(
         [
             sys.executable,
             "-m",
-            "pytest",  # the plugin loads through its pytest11 entry point
+            "pytest",
+            *load,  # the plugin loads through its pytest11 entry point, `-p` as documented must not clash
             "--roc-target",
             "reference",
             "-k",
