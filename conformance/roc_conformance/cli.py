@@ -7,8 +7,11 @@
     roc-conformance validate REPORT   validate a report.json against conformance/report.schema.json
     roc-conformance matrix REPORT...  implementations x requirements table (Markdown) for the docs
 
-Exit codes of ``run``: 0 every declared (and selected) profile is conformant; 1 some profile is not
-conformant or incomplete; 2 usage error; 3 the run could not start (no adapter, handshake failed).
+Exit codes of ``run`` (conformance/README.md, "Verdicts and exit codes"): 0 CONFORMANT; 1 NOT CONFORMANT
+(a MUST failed, or the claim itself is wrong); 2 usage error; 3 the run could not start (no adapter,
+handshake failed); 4 INCOMPLETE (nothing failed, but something a verdict needs was not judged); 5 NOTHING
+JUDGED (no requirement of a judged profile passed or failed: every check errored or was skipped, or
+``--only`` matched no check).
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ EXIT_OK = 0
 EXIT_NOT_CONFORMANT = 1
 EXIT_USAGE = 2
 EXIT_FATAL = 3
+EXIT_INCOMPLETE = 4
+EXIT_NOTHING_JUDGED = 5
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -33,7 +38,7 @@ def _run(args: argparse.Namespace) -> int:
     from roc_conformance.errors import HarnessFault
     from roc_conformance.registry import RegistryError, load_registry
     from roc_conformance.report import write_all
-    from roc_conformance.runner import RunResult, run_suite
+    from roc_conformance.runner import RunResult, RunVerdict, run_suite
     from roc_conformance.settings import CERTIFY, EXPLORE, new_seed, with_overrides
     from roc_conformance.target import resolve
 
@@ -65,6 +70,8 @@ def _run(args: argparse.Namespace) -> int:
     checks = all_checks()
     if args.only:
         checks = [c for c in checks if any(fnmatch.fnmatchcase(c.name, pattern) for pattern in args.only)]
+        if not checks and not args.quiet:
+            print(f"roc-conformance: --only {' '.join(args.only)} matches no check", file=sys.stderr)
     report_dir = Path(args.report_dir)
 
     def partial(result: RunResult) -> None:
@@ -90,19 +97,30 @@ def _run(args: argparse.Namespace) -> int:
         if peer is not None:
             peer.stop()
     paths = write_all(result, report_dir, junit=Path(args.junit) if args.junit else None)
-    doc_profiles = result.profiles
+    verdict = result.verdict
     if not args.quiet:
-        for name, entry in doc_profiles.items():
-            if entry["status"] not in ("NOT_CLAIMED", "NOT_SELECTED"):
+        for name, entry in result.profiles.items():
+            # A profile that is not claimed is listed only when it has something to say (core: it must be).
+            if entry["status"] not in ("NOT_CLAIMED", "NOT_SELECTED") or entry.get("reason"):
                 extra = ""
                 if entry.get("failing"):
                     extra = " failing: " + ", ".join(entry["failing"])
                 elif entry.get("unresolved"):
                     extra = " unresolved: " + ", ".join(entry["unresolved"][:12])
+                elif entry.get("reason"):
+                    extra = f" ({entry['reason']})"
                 print(f"  profile {name:<22} {entry['status']}{extra}", file=sys.stderr)
+        for problem in result.claim_problems():
+            print(f"  claim: {problem}", file=sys.stderr)
+        faulted = sum(1 for c in result.checks if c.status.value == "ERROR")
+        if faulted and verdict in (RunVerdict.INCOMPLETE, RunVerdict.NOTHING_JUDGED):
+            print(
+                f"  {faulted} check(s) ended in ERROR (a harness fault or a check not run): not the "
+                "implementation's failures, and nothing they would have judged has a verdict",
+                file=sys.stderr,
+            )
         if result.stopped:
             print(f"  stopped early: {result.stopped}; the later checks are ERROR", file=sys.stderr)
-        verdict = "CONFORMANT" if result.conformant else "NOT CONFORMANT"
         elapsed = (result.finished - result.started).total_seconds()
         print(
             f"{verdict} in {elapsed:.1f}s; reports: {', '.join(str(p) for p in paths.values())}",
@@ -111,7 +129,12 @@ def _run(args: argparse.Namespace) -> int:
     if result.fatal is not None:
         print(f"roc-conformance: {result.fatal}", file=sys.stderr)
         return EXIT_FATAL
-    return EXIT_OK if result.conformant else EXIT_NOT_CONFORMANT
+    return {
+        RunVerdict.CONFORMANT: EXIT_OK,
+        RunVerdict.NOT_CONFORMANT: EXIT_NOT_CONFORMANT,
+        RunVerdict.INCOMPLETE: EXIT_INCOMPLETE,
+        RunVerdict.NOTHING_JUDGED: EXIT_NOTHING_JUDGED,
+    }[verdict]
 
 
 def _interrupt(signum: int, frame: object) -> None:
@@ -133,6 +156,9 @@ def _validate(args: argparse.Namespace) -> int:
     problems = validate_report(doc)
     for problem in problems:
         print(problem)
+    if not problems:
+        # Silence on success reads like "did it run at all?": say what was checked against what.
+        print(f"{args.report}: valid report (schemaVersion {doc.get('schemaVersion')}, report.schema.json)")
     return EXIT_NOT_CONFORMANT if problems else EXIT_OK
 
 

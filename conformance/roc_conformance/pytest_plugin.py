@@ -18,7 +18,8 @@ import pytest
 
 from roc_conformance.checks.base import Check, CheckContext, Status
 from roc_conformance.client import Description, HarnessClient, Timeouts
-from roc_conformance.runner import run_check
+from roc_conformance.registry import load_registry
+from roc_conformance.runner import run_check, skip_reason
 from roc_conformance.settings import CERTIFY, EXPLORE
 from roc_conformance.target import Target, resolve
 
@@ -61,20 +62,17 @@ class RocCheckItem(pytest.Item):
             client = HarnessClient.connect(target.address, timeouts=Timeouts())
             state["client"] = client
             state["description"] = client.describe()
+            state["registry"] = load_registry()
         return state
 
     def runtest(self) -> None:
         state = self._state()
         description: Description = state["description"]
         selected = self.config.getoption("--roc-profile")
-        for profile in self.check.profiles:
-            if profile not in description.profiles:
-                pytest.skip(f"profile '{profile}' not declared by the implementation")
-            if selected and profile not in selected:
-                pytest.skip(f"profile '{profile}' not selected (--roc-profile)")
-        for capability in self.check.capabilities:
-            if capability not in description.capabilities:
-                pytest.skip(f"capability '{capability}' not offered by the adapter")
+        # The runner's rule, so that --roc-profile core runs core's checks that need a claimed executor.
+        reason = skip_reason(self.check, description, set(selected) if selected else None, state["registry"])
+        if reason is not None:
+            pytest.skip(reason)
         settings = EXPLORE if self.config.getoption("--roc-explore") else CERTIFY
         ctx = CheckContext(client=state["client"], description=description, settings=settings)
         result = run_check(self.check, ctx)

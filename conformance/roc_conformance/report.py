@@ -56,6 +56,7 @@ def junit_xml(doc: dict[str, Any]) -> str:
         ("settings", json.dumps(doc["settings"], sort_keys=True)),
         ("specVersion", doc["suite"]["specVersion"]),
         ("conformant", str(doc["conformant"])),
+        ("verdict", _verdict(doc)),
     ):
         ET.SubElement(props, "property", name=name, value=str(value))
     for req in reqs:
@@ -89,6 +90,14 @@ def junit_xml(doc: dict[str, Any]) -> str:
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
 
 
+def _verdict(doc: dict[str, Any]) -> str:
+    """The run's verdict; a schema 1.1 report has only ``conformant``."""
+    verdict = doc.get("verdict")
+    if isinstance(verdict, str):
+        return verdict
+    return "CONFORMANT" if doc["conformant"] else "NOT CONFORMANT"
+
+
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
@@ -106,9 +115,11 @@ def markdown(doc: dict[str, Any]) -> str:
         f"statefulStepCount={doc['settings']['statefulStepCount']})",
         f"- Started {doc['startedAt']}, took {doc['durationSeconds']:.1f}s, {doc['rpcCount']} RPCs, "
         f"adapter restarts: {doc['adapterRestarts']}",
-        f"- **Verdict: {'CONFORMANT' if doc['conformant'] else 'NOT CONFORMANT'}** "
-        "(every declared profile must be conformant)",
+        f"- **Verdict: {_verdict(doc)}** (every declared profile must be conformant)",
     ]
+    # The claim's own problems (no core, undefined profiles) show in no requirement verdict, so they are
+    # stated here, next to the verdict they decide.
+    lines += [f"- Claim: {_cell(problem)}" for problem in doc.get("claimProblems", [])]
     if doc.get("fatal"):
         lines += ["", f"> Fatal: {doc['fatal']}"]
     if not doc.get("complete", True):
@@ -118,14 +129,15 @@ def markdown(doc: dict[str, Any]) -> str:
         "",
         "## Profiles",
         "",
-        "| profile | verdict | requirements | pass | fail | error | skipped | not tested |",
-        "|---|---|---|---|---|---|---|---|",
+        "| profile | verdict | requirements | pass | fail | error | skipped | not tested | reason |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for name, entry in doc["profiles"].items():
         c = entry.get("counts", {})
         lines.append(
             f"| {name} | {entry['status']} | {entry['requirements']} | {c.get('PASS', 0)} | "
-            f"{c.get('FAIL', 0)} | {c.get('ERROR', 0)} | {c.get('SKIPPED', 0)} | {c.get('NOT_TESTED', 0)} |"
+            f"{c.get('FAIL', 0)} | {c.get('ERROR', 0)} | {c.get('SKIPPED', 0)} | {c.get('NOT_TESTED', 0)} | "
+            f"{_cell(entry.get('reason', ''))} |"
         )
     summary = doc["summary"]["requirements"]
     lines += [

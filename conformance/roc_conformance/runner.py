@@ -6,6 +6,7 @@ a dead managed adapter is restarted before the next check, and whatever happens 
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import traceback
 from collections.abc import Callable, Sequence
@@ -28,11 +29,12 @@ from roc_conformance.errors import (
 )
 from roc_conformance.registry import Registry, Requirement
 from roc_conformance.settings import RunSettings
+from roc_conformance.specdoc.vocabulary import PROFILES as DEFINED_PROFILES
 from roc_conformance.target import Target
 
 SUITE_NAME = "roc-conformance"
 SUITE_VERSION = "0.1.0"
-REPORT_SCHEMA_VERSION = "1.1"
+REPORT_SCHEMA_VERSION = "1.2"
 
 
 class ProfileVerdict:
@@ -41,6 +43,32 @@ class ProfileVerdict:
     INCOMPLETE = "INCOMPLETE"  # a scored requirement errored or could not be tested
     NOT_CLAIMED = "NOT_CLAIMED"
     NOT_SELECTED = "NOT_SELECTED"
+    UNDEFINED = "UNDEFINED"  # claimed, but RoC 1.0 defines no such profile (ROC-CONF-005): never conformant
+
+
+class RunVerdict:
+    """The one-word answer of a run (console, summary.md, report.json ``verdict``, the CLI's exit code)."""
+
+    CONFORMANT = "CONFORMANT"  # every judged profile is CONFORMANT
+    NOT_CONFORMANT = "NOT CONFORMANT"  # a MUST failed, or the claim itself is wrong (no core, undefined)
+    INCOMPLETE = "INCOMPLETE"  # nothing failed, but something a verdict needs was not judged
+    NOTHING_JUDGED = "NOTHING JUDGED"  # no requirement of a judged profile passed or failed on evidence
+
+
+# A harness fault in an RPC that only one profile uses is that profile's problem (an adapter that cannot
+# snapshot says nothing about hooks): see _charge_fault. RPC -> the profile it exists for.
+_PROFILE_OF_RPC = {"TakeSnapshot": "sessions", "RestoreAgent": "sessions"}
+# Profiles that can only be claimed with another one (ROC-CONF-004, ROC-CONF-006): a fault charged to the
+# base profile is charged to them as well.
+_BUILT_ON = {"portable-snapshot": "sessions", "session-store": "sessions", "snapshot-integrity": "sessions"}
+
+
+def charged_profiles(rpc: str) -> frozenset[str]:
+    """The profiles a harness fault in ``rpc`` is charged to; empty for RPCs every profile uses."""
+    base = _PROFILE_OF_RPC.get(rpc)
+    if base is None:
+        return frozenset()
+    return frozenset({base, *(p for p, b in _BUILT_ON.items() if b == base)})
 
 
 @dataclass
@@ -89,14 +117,59 @@ class RunResult:
 
     @property
     def conformant(self) -> bool:
-        if self.fatal is not None or self.description is None or not self.complete:
-            return False
-        judged = [
-            v
-            for v in self.profiles.values()
+        return self.verdict == RunVerdict.CONFORMANT
+
+    @property
+    def verdict(self) -> str:
+        """CONFORMANT, NOT CONFORMANT, INCOMPLETE or NOTHING JUDGED (RunVerdict), in that order of rules:
+
+        a fatal run judged nothing; a failing or undefined profile, or a claim without ``core``, is NOT
+        CONFORMANT; a run in which no requirement of a judged profile passed or failed (every check errored
+        or was skipped, or ``--only`` matched nothing) judged nothing; an incomplete profile or a stopped run
+        is INCOMPLETE; otherwise every judged profile is CONFORMANT.
+        """
+        if self.fatal is not None or self.description is None:
+            return RunVerdict.NOTHING_JUDGED
+        judged = {
+            name: v
+            for name, v in self.profiles.items()
             if v["status"] not in (ProfileVerdict.NOT_CLAIMED, ProfileVerdict.NOT_SELECTED)
-        ]
-        return bool(judged) and all(v["status"] == ProfileVerdict.CONFORMANT for v in judged)
+        }
+        bad = (ProfileVerdict.NOT_CONFORMANT, ProfileVerdict.UNDEFINED)
+        if any(v["status"] in bad for v in judged.values()) or self.claim_problems():
+            return RunVerdict.NOT_CONFORMANT
+        evidence = any(
+            r.status in (Status.PASS, Status.FAIL)
+            for r in self.requirements
+            if r.requirement.profile in judged
+        )
+        if not evidence:
+            return RunVerdict.NOTHING_JUDGED
+        if not self.complete or any(v["status"] != ProfileVerdict.CONFORMANT for v in judged.values()):
+            return RunVerdict.INCOMPLETE
+        return RunVerdict.CONFORMANT
+
+    def claim_problems(self) -> list[str]:
+        """What is wrong with the claim itself, whatever the checks found: these make the run NOT CONFORMANT.
+
+        A claim without ``core`` leaves core (and with it ROC-CONF-002, the rule it breaks) NOT_CLAIMED, so no
+        requirement verdict would show it; an undefined profile is its own UNDEFINED profile verdict.
+        """
+        if self.description is None:
+            return []
+        problems: list[str] = []
+        if "core" not in self.description.profiles:
+            problems.append(
+                "the claim does not include 'core', which every implementation must claim (ROC-CONF-002); "
+                "no profile can be conformant without it"
+            )
+        undefined = sorted(self.description.profiles - set(DEFINED_PROFILES))
+        if undefined:
+            problems.append(
+                f"the claim names profile(s) RoC {SPEC_VERSION} does not define: {', '.join(undefined)} "
+                "(ROC-CONF-005)"
+            )
+        return problems
 
     def to_json(self) -> dict[str, Any]:
         counts: dict[str, int] = {s.value: 0 for s in Status}
@@ -133,6 +206,8 @@ class RunResult:
             "finishedAt": _rfc3339(self.finished),
             "durationSeconds": round((self.finished - self.started).total_seconds(), 3),
             "conformant": self.conformant,
+            "verdict": self.verdict,
+            **({"claimProblems": self.claim_problems()} if self.claim_problems() else {}),
             "complete": self.complete,
             **({"stopped": self.stopped} if self.stopped else {}),
             "fatal": self.fatal,
@@ -198,21 +273,30 @@ class Progress:
 # Running checks
 
 
-def _skip_reason(
-    check: Check, declared: frozenset[str], selected: set[str] | None, not_applicable: dict[str, str]
+def skip_reason(
+    check: Check, description: Description, selected: set[str] | None, registry: Registry
 ) -> str | None:
+    """Why ``check`` does not run in this run, or None: the one rule of the CLI and the pytest plugin.
+
+    A check runs when the implementation claims every profile the check needs and, when profiles are
+    selected (``--profile`` / ``--roc-profile``), it declares a requirement of a selected profile.
+    Selection narrows what is judged, not which claimed profiles a check may use: a core check that needs an
+    executor runs under ``--profile core`` when an executor is claimed (the executor's own requirements are
+    then SKIPPED as not selected). Without that, no core check could run and core could never pass.
+    """
     for profile in check.profiles:
-        if profile not in declared:
-            extra = f": {not_applicable[profile]}" if profile in not_applicable else ""
-            return f"profile '{profile}' not declared by the implementation{extra}"
-        if selected is not None and profile not in selected:
-            return f"profile '{profile}' not selected for this run (--profile)"
-    return None
-
-
-def _capability_reason(check: Check, capabilities: frozenset[str]) -> str | None:
+        if profile not in description.profiles:
+            na = description.not_applicable.get(profile)
+            return f"profile '{profile}' not declared by the implementation" + (f": {na}" if na else "")
+    if selected is not None:
+        profile_of = {r.id: r.profile for r in registry.requirements}
+        if not any(profile_of.get(rid) in selected for rid in check.requirements):
+            return (
+                "not selected for this run (--profile): it judges no requirement of "
+                + ", ".join(f"'{p}'" for p in sorted(selected))
+            )
     for capability in check.capabilities:
-        if capability not in capabilities:
+        if capability not in description.capabilities:
             return f"capability '{capability}' not offered by the adapter"
     return None
 
@@ -223,7 +307,14 @@ def run_check(check: Check, ctx: CheckContext) -> CheckResult:
     A check's failures come from ``ctx.evidence`` (checks that go on after a divergence) and from a raised
     ``ConformanceViolation`` (checks that stop at the first one: what they had still to judge is blocked).
     """
+    return _attempt(check, ctx)[0]
+
+
+def _attempt(check: Check, ctx: CheckContext) -> tuple[CheckResult, HarnessFault | None]:
+    """``run_check``, plus the harness fault that made it ERROR (its RPC decides which profile it is charged
+    to, see ``_charge_fault``)."""
     client = ctx.client
+    found_fault: HarnessFault | None = None
     client.reset_latch()
     mark = client.mark()
     start = time.monotonic()
@@ -238,6 +329,7 @@ def run_check(check: Check, ctx: CheckContext) -> CheckResult:
         fault = find_fault(exc)
         violations = find_violations(exc)
         if fault is not None:
+            found_fault = fault
             result.status = Status.ERROR
             result.fault_kind = fault.kind
             result.message = f"harness fault ({fault.kind}): {fault}"
@@ -284,7 +376,32 @@ def run_check(check: Check, ctx: CheckContext) -> CheckResult:
         result.consequences = list(evidence.consequences)
         failed = set(result.failed_requirements)
         result.blocked = {r: why for r, why in evidence.blocked.items() if r not in failed}
-    return result
+    return result, found_fault
+
+
+def _charge_fault(
+    result: CheckResult, fault: HarnessFault | None, check: Check, registry: Registry
+) -> frozenset[str]:
+    """Charge an ERROR to the profile whose RPC faulted; returns those profiles (empty: charged to all).
+
+    An adapter that claims ``sessions`` but cannot snapshot makes every check that snapshots ERROR, the
+    state machines included, and they also judge core, hooks and the executors. The fault says nothing
+    about those: its ERROR counts only against the requirements of the charged profiles, and the check's
+    other requirements go into ``blocked`` (an ERROR's ``blocked`` requirements are not decided by it).
+    """
+    if result.status is not Status.ERROR or fault is None or fault.kind == "run-deadline":
+        return frozenset()
+    charged = charged_profiles(fault.rpc)
+    if not charged:
+        return charged
+    profile_of = {r.id: r.profile for r in registry.requirements}
+    names = ", ".join(f"'{p}'" for p in sorted(charged))
+    for rid in check.requirements:
+        if profile_of.get(rid) not in charged:
+            result.blocked[rid] = (
+                f"not decided by this ERROR: its harness fault in {fault.rpc} is charged to {names}"
+            )
+    return charged
 
 
 def _cleanup(client: HarnessClient) -> None:
@@ -467,8 +584,8 @@ def _run_all(
         area_results: list[CheckResult] = []
         for index, chk in enumerate(area_checks):
             out.update(area, index, len(area_checks), chk.name)
-            reason = _skip_reason(chk, description.profiles, run.selected, description.not_applicable)
-            reason = reason or _capability_reason(chk, description.capabilities)
+            reason = skip_reason(chk, description, run.selected, run.registry)
+            again: CheckResult | None = None
             if run.stopped is None and run.deadline is not None and time.monotonic() >= run.deadline:
                 run.stopped = "the run's time budget (--max-run-seconds) was spent"
             if reason is not None:
@@ -482,24 +599,23 @@ def _run_all(
                 ctx = CheckContext(
                     client=client, description=description, settings=run.settings, peer=peer_client
                 )
+                fault: HarnessFault | None = None
                 try:
-                    res = run_check(chk, ctx)
+                    res, fault = _attempt(chk, ctx)
                 except KeyboardInterrupt:
                     run.stopped = "the run was interrupted"
                     res = CheckResult(
                         chk.name, chk.kind, chk.requirements, chk.profiles, Status.ERROR, "interrupted"
                     )
-                if res.fault_kind == "run-deadline":
-                    run.stopped = "the run's time budget (--max-run-seconds) was spent"
-                elif (
-                    res.status is Status.ERROR
-                    and run.target.managed
-                    and (not run.target.alive() or res.fault_kind in ("unavailable", "timeout"))
-                ):
-                    client = restart()
-                    res.notes.append("adapter restarted after this check")
-            area_results.append(res)
-            run.results.append(res)
+                client = _after_error(run, res, client, restart)
+                charged = _charge_fault(res, fault, chk, run.registry)
+                if charged & description.profiles and not charged & set(chk.profiles) and run.stopped is None:
+                    again = _without(run, chk, res, charged, description, client, peer_client)
+                    if again is not None:
+                        client = _after_error(run, again, client, restart)
+            for done in (res,) if again is None else (res, again):
+                area_results.append(done)
+                run.results.append(done)
             run.checked()
         out.area_done(area, area_results, time.monotonic() - area_start)
     if any(r.status is not Status.SKIPPED for r in run.results):
@@ -507,6 +623,62 @@ def _run_all(
         run.results.append(wire)
         out.area_done("WIRE", [wire], 0.0)
     return client
+
+
+def _after_error(
+    run: _Run, res: CheckResult, client: HarnessClient, restart: Callable[[], HarnessClient]
+) -> HarnessClient:
+    """Stop the run at its deadline; restart a managed adapter that died or hung; returns the client."""
+    if res.fault_kind == "run-deadline":
+        run.stopped = "the run's time budget (--max-run-seconds) was spent"
+    elif (
+        res.status is Status.ERROR
+        and run.target.managed
+        and (not run.target.alive() or res.fault_kind in ("unavailable", "timeout"))
+    ):
+        client = restart()
+        res.notes.append("adapter restarted after this check")
+    return client
+
+
+def _without(
+    run: _Run,
+    chk: Check,
+    first: CheckResult,
+    charged: frozenset[str],
+    description: Description,
+    client: HarnessClient,
+    peer_client: HarnessClient | None,
+) -> CheckResult | None:
+    """Run ``chk`` again as if ``charged`` were not claimed, to judge what its first run's fault left open.
+
+    The check does not need those profiles; it used them because they were claimed (the state machines
+    snapshot whenever ``sessions`` is). The second run, named ``<check> (without <profile>)``, declares only
+    the requirements outside the charged profiles, so it never vouches for what it did not exercise; the
+    first run's ERROR stays the verdict of the charged profiles' requirements.
+    """
+    profile_of = {r.id: r.profile for r in run.registry.requirements}
+    rest = tuple(rid for rid in chk.requirements if profile_of.get(rid) not in charged)
+    if not rest:
+        return None
+    names = ", ".join(sorted(charged & description.profiles))
+    narrowed = dataclasses.replace(description, profiles=description.profiles - charged)
+    second = dataclasses.replace(chk, name=f"{chk.name} (without {names})", requirements=rest)
+    ctx = CheckContext(client=client, description=narrowed, settings=run.settings, peer=peer_client)
+    try:
+        again, _ = _attempt(second, ctx)
+    except KeyboardInterrupt:
+        run.stopped = "the run was interrupted"
+        return None
+    again.notes.append(
+        f"run again with {names} taken out of the claim it sees: its first run ({chk.name}) ended in a "
+        f"harness fault charged to {names}; this run judges the requirements of the other profiles"
+    )
+    for rid in rest:
+        first.blocked[rid] = (
+            f"not decided by this ERROR: judged by '{second.name}' (its fault is charged to {names})"
+        )
+    return again
 
 
 # ---------------------------------------------------------------------------------------------
@@ -591,7 +763,13 @@ def judge_requirements(
             out.status, out.reason = Status.SKIPPED, f"profile '{req.profile}' not selected for this run"
             continue
         failed = [r for r in mine if r.status is Status.FAIL and req.id in r.failed_requirements]
-        errored = [r for r in mine if r.status is Status.ERROR and req.id in r.requirements]
+        # An ERROR decides only what it is charged with: its ``blocked`` requirements are left to other
+        # evidence (see _charge_fault).
+        errored = [
+            r
+            for r in mine
+            if r.status is Status.ERROR and req.id in r.requirements and req.id not in r.blocked
+        ]
         passed = [r for r in mine if req.id in r.vouched]
         skipped = [r for r in mine if r.status is Status.SKIPPED and req.id in r.requirements]
         if failed:
@@ -617,6 +795,8 @@ def judge_requirements(
             if primaries:
                 out.blocked_by = primaries
                 out.reason = f"blocked by an earlier failure of {', '.join(primaries)}: " + " | ".join(lines)
+            elif lines:
+                out.reason = "its checks did not judge it: " + " | ".join(lines)
             elif mine:
                 out.reason = "its checks did not reach it: " + ", ".join(r.name for r in mine)
             else:
@@ -649,6 +829,15 @@ def judge_profiles(
             entry["reason"] = fatal or "no handshake"
         elif profile not in description.profiles:
             entry["status"] = ProfileVerdict.NOT_CLAIMED
+            if profile == "core":
+                # The reason has to show beside the verdict: ROC-CONF-002, the rule a claim without core
+                # breaks, is itself a core requirement and so SKIPPED with the rest of core.
+                entry["reason"] = "not claimed, but every implementation must claim 'core' (ROC-CONF-002)"
+        elif profile not in DEFINED_PROFILES:
+            # Not a profile of this spec version: there is nothing to pass, so it is never CONFORMANT; the
+            # claim breaks ROC-CONF-005 (reported by explicit:handshake).
+            entry["status"] = ProfileVerdict.UNDEFINED
+            entry["reason"] = f"RoC {SPEC_VERSION} defines no profile '{profile}' (ROC-CONF-005)"
         elif selected is not None and profile not in selected:
             entry["status"] = ProfileVerdict.NOT_SELECTED
         else:

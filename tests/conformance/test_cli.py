@@ -8,7 +8,15 @@ import subprocess
 import sys
 
 import pytest
-from roc_conformance.cli import EXIT_FATAL, EXIT_NOT_CONFORMANT, EXIT_OK, EXIT_USAGE, main
+from roc_conformance.cli import (
+    EXIT_FATAL,
+    EXIT_INCOMPLETE,
+    EXIT_NOT_CONFORMANT,
+    EXIT_NOTHING_JUDGED,
+    EXIT_OK,
+    EXIT_USAGE,
+    main,
+)
 from roc_conformance.report import validate_report
 from roc_harness_support import serving
 
@@ -57,8 +65,7 @@ def test_exit_0_only_when_every_declared_profile_is_conformant(tmp_path, monkeyp
         )
         monkeypatch.setenv("ROC_REQUIREMENTS", str(registry))
         assert (
-            main(["run", "--target", address, *args, "--junit", str(tmp_path / "j.xml")])
-            == EXIT_NOT_CONFORMANT
+            main(["run", "--target", address, *args, "--junit", str(tmp_path / "j.xml")]) == EXIT_INCOMPLETE
         )
     assert "ROC-NOPE-001" in (tmp_path / "j.xml").read_text()
 
@@ -70,10 +77,81 @@ def test_checks_lists_every_check(capsys):
     assert "ROC-ERR-003" in out
 
 
-def test_validate_command(tmp_path):
+def test_validate_command(tmp_path, capsys):
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"schemaVersion": "1.0"}))
     assert main(["validate", str(bad)]) == EXIT_NOT_CONFORMANT
+    capsys.readouterr()
+    # a valid report: one line that says so (silence read like "did anything run?")
+    main(
+        ["run", "--target", "127.0.0.1:1", "--report-dir", str(tmp_path), "--quiet", "--timeout-scale", "0.1"]
+    )
+    capsys.readouterr()
+    assert main(["validate", str(tmp_path / "report.json")]) == EXIT_OK
+    out = capsys.readouterr().out.strip().splitlines()
+    assert len(out) == 1
+    assert "valid report" in out[0]
+
+
+def test_the_verdict_line_and_exit_code_say_when_nothing_was_judged(tmp_path, capsys, monkeypatch):
+    from roc_harness_support import BrokenAdapterServicer
+
+    registry = write_registry(
+        tmp_path / "reqs.json", [{"id": "ROC-ERR-003", "level": "MUST", "profile": "core"}]
+    )
+    monkeypatch.setenv("ROC_REQUIREMENTS", str(registry))
+    with serving() as (address, _):
+        code = main(["run", "--target", address, "--report-dir", str(tmp_path / "a"), "--only", "nothing:*"])
+    err = capsys.readouterr().err
+    assert code == EXIT_NOTHING_JUDGED
+    assert "matches no check" in err
+    assert "NOTHING JUDGED" in err
+    assert "NOT CONFORMANT" not in err
+    with serving(BrokenAdapterServicer()) as (address, _):  # every Invoke is an adapter fault
+        code = main(
+            ["run", "--target", address, "--report-dir", str(tmp_path / "b"), "--only", "explicit:error-*"]
+        )
+    err = capsys.readouterr().err
+    assert code == EXIT_NOTHING_JUDGED
+    assert "NOTHING JUDGED" in err
+    assert "NOT CONFORMANT" not in err
+    assert json.loads((tmp_path / "b" / "report.json").read_text())["verdict"] == "NOTHING JUDGED"
+
+
+def test_a_claim_without_core_says_why_in_the_console_and_the_summary(tmp_path, capsys, monkeypatch):
+    from roc_reference.harness.server import HarnessServicer
+
+    registry = write_registry(
+        tmp_path / "reqs.json", [{"id": "ROC-ERR-003", "level": "MUST", "profile": "core"}]
+    )
+    monkeypatch.setenv("ROC_REQUIREMENTS", str(registry))
+    with serving(HarnessServicer(profiles=("hooks", "sequential-executor"))) as (address, _):
+        code = main(["run", "--target", address, "--report-dir", str(tmp_path), "--only", "explicit:error-*"])
+    err = capsys.readouterr().err
+    assert code == EXIT_NOT_CONFORMANT
+    assert "ROC-CONF-002" in err
+    assert "claim: the claim does not include 'core'" in err
+    summary = (tmp_path / "summary.md").read_text()
+    assert "Verdict: NOT CONFORMANT" in summary
+    assert "ROC-CONF-002" in summary
+
+
+def test_an_undefined_profile_is_printed_as_undefined(tmp_path, capsys, monkeypatch):
+    from roc_reference.harness.server import HarnessServicer
+
+    registry = write_registry(
+        tmp_path / "reqs.json", [{"id": "ROC-ERR-003", "level": "MUST", "profile": "core"}]
+    )
+    monkeypatch.setenv("ROC_REQUIREMENTS", str(registry))
+    claim = ("core", "sequential-executor", "streaming")
+    with serving(HarnessServicer(profiles=claim)) as (address, _):
+        code = main(["run", "--target", address, "--report-dir", str(tmp_path), "--only", "explicit:error-*"])
+    err = capsys.readouterr().err
+    assert code == EXIT_NOT_CONFORMANT
+    line = next(x for x in err.splitlines() if "profile streaming" in x)
+    assert "UNDEFINED" in line
+    assert "CONFORMANT" not in line.replace("NOT CONFORMANT", "")
+    assert "| streaming | UNDEFINED |" in (tmp_path / "summary.md").read_text()
 
 
 @pytest.mark.slow

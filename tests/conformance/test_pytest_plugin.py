@@ -60,3 +60,38 @@ def test_plugin_runs_checks_against_the_reference(tmp_path, load):
     names = [c.get("name") for c in ET.parse(junit).getroot().iter("testcase")]
     assert any(n.startswith("explicit:error-shape[ROC-ERR-003") for n in names), names
     assert "passed" in proc.stdout
+
+
+@pytest.mark.slow
+def test_roc_profile_core_runs_core_checks_that_need_the_claimed_executor(tmp_path):
+    # vector:unknown-tool needs core and sequential-executor; --roc-profile core used to skip it ("profile
+    # 'sequential-executor' not selected"), so no core check could run. It judges core, so it runs.
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "roc_conformance.pytest_plugin",
+            "--roc-target",
+            "reference",
+            "--roc-profile",
+            "core",
+            "-k",
+            "unknown-tool or session-round-trip",
+            "-rs",
+            "-p",
+            "no:cacheprovider",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+        check=False,
+        env=dict(os.environ),
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    # explicit:session-round-trip judges sessions requirements only: not selected, so skipped
+    assert "1 passed, 1 skipped" in proc.stdout, proc.stdout
+    assert "judges no requirement of 'core'" in proc.stdout, proc.stdout

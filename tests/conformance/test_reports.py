@@ -58,7 +58,7 @@ def test_the_report_schema_is_a_valid_2020_12_schema():
 def test_report_validates_and_records_settings_and_verdicts(tmp_path):
     doc = make_report(tmp_path)
     assert validate_report(doc) == []
-    assert doc["schemaVersion"] == "1.1"
+    assert doc["schemaVersion"] == "1.2"
     assert doc["settings"]["name"] == "certify"
     assert doc["settings"]["derandomize"] is True
     assert doc["settings"]["maxExamples"] == CERTIFY.max_examples

@@ -241,3 +241,175 @@ def test_every_reply_is_validated_against_the_schemas():
     verdict = observer.result()
     assert verdict.status is Status.FAIL
     assert set(verdict.failed_requirements) == {"ROC-MODEL-001", "ROC-MODEL-011"}
+
+
+# --- profile selection (--profile core), charged faults, undefined profiles, the run's verdict -----------
+
+from roc_conformance.pb.roc.conformance.v1 import harness_pb2 as hpb  # noqa: E402
+from roc_conformance.runner import RunVerdict  # noqa: E402
+from roc_harness_support import tool_spec  # noqa: E402
+from roc_reference.harness.server import HarnessServicer  # noqa: E402
+
+
+def test_selecting_core_runs_core_checks_that_need_a_claimed_executor():
+    # SHAPE needs core and sequential-executor. Selection narrows what is judged, not which claimed profiles
+    # a check may use: under --profile core it runs, and core can be CONFORMANT.
+    registry = parse_registry(
+        {
+            "requirements": [
+                {"id": "ROC-ERR-003", "level": "MUST", "profile": "core"},
+                {"id": "ROC-ERR-004", "level": "MUST", "profile": "core"},
+                {"id": "ROC-EXEC-001", "level": "MUST", "profile": "sequential-executor"},
+            ]
+        }
+    )
+    with serving() as (address, _):
+        result = run(address, [SHAPE], registry, selected_profiles=["core"])
+    assert result.checks[0].status is Status.PASS
+    assert result.profiles["core"]["status"] == ProfileVerdict.CONFORMANT
+    assert result.profiles["sequential-executor"]["status"] == ProfileVerdict.NOT_SELECTED
+    assert statuses(result)["ROC-EXEC-001"] is Status.SKIPPED
+    assert result.verdict == RunVerdict.CONFORMANT
+    assert result.conformant
+
+
+def test_selection_never_runs_a_check_that_needs_an_unclaimed_profile():
+    class CoreOnly(HarnessServicer):
+        def __init__(self):
+            super().__init__(profiles=("core", "concurrent-executor"))
+
+    with serving(CoreOnly()) as (address, _):
+        result = run(address, [SHAPE], selected_profiles=["core"])
+    assert result.checks[0].status is Status.SKIPPED
+    assert "'sequential-executor' not declared" in result.checks[0].message
+
+
+class SessionsWithoutSnapshots(HarnessServicer):
+    """Claims sessions, but every TakeSnapshot and RestoreAgent is an adapter fault."""
+
+    def __init__(self):
+        super().__init__(profiles=("core", "hooks", "sequential-executor", "concurrent-executor", "sessions"))
+
+    def TakeSnapshot(self, request, context):
+        return hpb.TakeSnapshotResponse(harness_error=hpb.HarnessError(message="snapshots unsupported"))
+
+    def RestoreAgent(self, request, context):
+        return hpb.RestoreAgentResponse(harness_error=hpb.HarnessError(message="restore unsupported"))
+
+
+def snapshots_when_claimed(ctx):
+    """Like the state machines: snapshots only because sessions is claimed."""
+    agent = ctx.client.create_agent(tool_spec())
+    ctx.client.invoke(agent, {"prompt": "go"})
+    if "sessions" in ctx.profiles:
+        ctx.client.take_snapshot(agent)
+
+
+SESSIONS_REGISTRY = parse_registry(
+    {
+        "requirements": [
+            {"id": "ROC-TEST-001", "level": "MUST", "profile": "core"},
+            {"id": "ROC-TEST-002", "level": "MUST", "profile": "hooks"},
+            {"id": "ROC-TEST-005", "level": "MUST", "profile": "sessions"},
+        ]
+    }
+)
+
+
+def test_an_unsupported_sessions_claim_spoils_only_sessions(tmp_path):
+    checks = [
+        # needs only core, snapshots because sessions is claimed: run again without sessions
+        Check("t:machine-like", ("ROC-TEST-001", "ROC-TEST-005"), snapshots_when_claimed, ("core",)),
+        # needs sessions itself, also names a hooks requirement: its ERROR is sessions' alone
+        Check(
+            "t:needs-sessions", ("ROC-TEST-002", "ROC-TEST-005"), snapshots_when_claimed, ("core", "sessions")
+        ),
+        Check("t:hooks", ("ROC-TEST-002",), passing, ("hooks",)),
+    ]
+    with serving(SessionsWithoutSnapshots()) as (address, _):
+        result = run(address, checks, SESSIONS_REGISTRY)
+    by_name = {c.name: c for c in result.checks}
+    assert by_name["t:machine-like"].status is Status.ERROR
+    assert "TakeSnapshot" in by_name["t:machine-like"].message
+    again = by_name["t:machine-like (without sessions)"]
+    assert again.status is Status.PASS
+    assert again.requirements == ("ROC-TEST-001",)  # it never vouches for what it did not exercise
+    assert by_name["t:needs-sessions"].status is Status.ERROR
+    assert "ROC-TEST-002" in by_name["t:needs-sessions"].blocked
+    got = statuses(result)
+    assert got == {"ROC-TEST-001": Status.PASS, "ROC-TEST-002": Status.PASS, "ROC-TEST-005": Status.ERROR}
+    assert result.profiles["core"]["status"] == ProfileVerdict.CONFORMANT
+    assert result.profiles["hooks"]["status"] == ProfileVerdict.CONFORMANT
+    assert result.profiles["sessions"]["status"] == ProfileVerdict.INCOMPLETE
+    assert result.verdict == RunVerdict.INCOMPLETE
+    doc = __import__("json").loads(write_all(result, tmp_path)["json"].read_text())
+    assert validate_report(doc) == []
+
+
+def test_a_fault_outside_the_sessions_rpcs_is_still_charged_to_every_declared_requirement():
+    with serving(BrokenAdapterServicer()) as (address, _):
+        result = run(address, [Check("t:x", ("ROC-TEST-001", "ROC-TEST-002"), snapshots_when_claimed)])
+    assert [c.name for c in result.checks if c.name.startswith("t:")] == ["t:x"]
+    assert result.checks[0].blocked == {}
+    assert statuses(result)["ROC-TEST-002"] is Status.ERROR
+
+
+@pytest.mark.slow
+def test_the_whole_suite_against_an_adapter_that_claims_sessions_it_cannot_do():
+    from roc_conformance.checks import all_checks
+    from roc_conformance.registry import load_registry
+    from roc_conformance.settings import with_overrides
+
+    settings = with_overrides(CERTIFY, max_examples=5)
+    with serving(SessionsWithoutSnapshots()) as (address, _):
+        result = run_suite(Target(address, "t"), all_checks(), load_registry(), settings)
+    verdicts = {name: entry["status"] for name, entry in result.profiles.items()}
+    for profile in ("core", "hooks", "sequential-executor", "concurrent-executor"):
+        assert verdicts[profile] == ProfileVerdict.CONFORMANT, (profile, result.profiles[profile])
+    assert verdicts["sessions"] == ProfileVerdict.INCOMPLETE
+
+
+def test_an_undefined_profile_is_undefined_not_conformant():
+    class Streaming(HarnessServicer):
+        def __init__(self):
+            super().__init__(profiles=("core", "sequential-executor", "streaming"))
+
+    with serving(Streaming()) as (address, _):
+        result = run(address, [SHAPE], parse_registry({"requirements": REGISTRY_CORE}))
+    assert result.profiles["streaming"]["status"] == ProfileVerdict.UNDEFINED
+    assert "ROC-CONF-005" in result.profiles["streaming"]["reason"]
+    assert result.profiles["core"]["status"] == ProfileVerdict.CONFORMANT
+    assert result.verdict == RunVerdict.NOT_CONFORMANT
+    assert any("streaming" in p for p in result.claim_problems())
+
+
+REGISTRY_CORE = [
+    {"id": "ROC-ERR-003", "level": "MUST", "profile": "core"},
+    {"id": "ROC-ERR-004", "level": "MUST", "profile": "core"},
+]
+
+
+def test_a_claim_without_core_is_not_conformant_and_says_why():
+    class NoCore(HarnessServicer):
+        def __init__(self):
+            super().__init__(profiles=("hooks", "sequential-executor"))
+
+    registry = parse_registry(
+        {"requirements": [*REGISTRY_CORE, {"id": "ROC-TEST-002", "level": "MUST", "profile": "hooks"}]}
+    )
+    with serving(NoCore()) as (address, _):
+        result = run(address, [Check("t:hooks", ("ROC-TEST-002",), passing, ("hooks",))], registry)
+    assert result.profiles["hooks"]["status"] == ProfileVerdict.CONFORMANT
+    assert result.profiles["core"]["status"] == ProfileVerdict.NOT_CLAIMED
+    assert "ROC-CONF-002" in result.profiles["core"]["reason"]
+    assert result.verdict == RunVerdict.NOT_CONFORMANT
+    assert not result.conformant
+
+
+def test_nothing_judged_when_every_check_errored_or_none_ran():
+    with serving(BrokenAdapterServicer()) as (address, _):
+        faulted = run(address, [SHAPE])
+        empty = run(address, [])
+    assert faulted.verdict == RunVerdict.NOTHING_JUDGED
+    assert empty.verdict == RunVerdict.NOTHING_JUDGED
+    assert not faulted.conformant
