@@ -50,10 +50,17 @@ class Implementation(Protocol):
 
 @dataclass
 class Exchange:
-    """One step as it happened, for the readable transcript of a counterexample."""
+    """One RPC as it happened, for the readable transcript of a counterexample.
+
+    ``step`` is the scenario step it belongs to (None: the CreateAgent before step 0). Steps are numbered
+    from 0 in the order they ran, one per invoke and one per snapshot + restore (whose TakeSnapshot and
+    RestoreAgent share the number): the index into a vector's ``steps`` and into ``Driver.steps``. Messages
+    ("step 2: ...", ``diverged_at``) and the transcript (``[step 2]``) use this one numbering.
+    """
 
     request: dict[str, JSON]
     response: dict[str, JSON]
+    step: int | None = None
 
 
 @dataclass
@@ -135,7 +142,7 @@ class Driver:
         outcome = self.oracle.invoke(inp)
         self.steps.append((symbolic, outcome, copy.deepcopy(self.oracle.pending_assistant)))
         observed = self.impl.invoke(self.handle, wire)
-        self.log.append(Exchange({"rpc": "Invoke", **wire}, observed))
+        self.log.append(Exchange({"rpc": "Invoke", **wire}, observed, len(self.steps) - 1))
         self.last_outcome = outcome
         self.model_calls += sum(1 for e in observed.get("trace") or [] if e.get("kind") == "model_call")
         if outcome.completed_batches and not _rejected(observed):
@@ -263,15 +270,18 @@ class Driver:
     def restore(self) -> list[Violation]:
         """Snapshot, dispose, restore into a fresh agent (as a new process would)."""
         self.steps.append((None, None, None))
+        step = len(self.steps) - 1
         snap = self.impl.take_snapshot(self.handle)
-        self.log.append(Exchange({"rpc": "TakeSnapshot"}, {"snapshot": "…"}))
+        self.log.append(Exchange({"rpc": "TakeSnapshot"}, {"snapshot": "…"}, step))
         if "snapshot" not in snap:
             return self._restore_failed(f"TakeSnapshot failed: {canonical(snap)[:300]}", end=False)
         self.impl.dispose_agent(self.handle)
         restored = self.impl.restore_agent(
             snap["snapshot"], self.spec_doc, model_turn_offset=self.model_calls
         )
-        self.log.append(Exchange({"rpc": "RestoreAgent", "modelTurnOffset": self.model_calls}, restored))
+        self.log.append(
+            Exchange({"rpc": "RestoreAgent", "modelTurnOffset": self.model_calls}, restored, step)
+        )
         if "agent" not in restored:
             self.disposed = True
             return self._restore_failed(f"RestoreAgent failed: {canonical(restored)[:300]}", end=True)
@@ -303,10 +313,16 @@ class Driver:
             self.impl.dispose_agent(self.handle)
 
     def transcript(self) -> str:
-        """A readable RPC transcript of everything this driver did."""
+        """A readable RPC transcript of everything this driver did, each RPC labelled with its step.
+
+        The label is the step number the findings use (``Exchange``): "step 2" in a message is the line
+        ``[step 2]`` here, whatever RPCs came before it (the CreateAgent is ``[create]``, a snapshot + restore
+        is one step of two RPCs).
+        """
         lines: list[str] = []
-        for n, ex in enumerate(self.log):
-            lines.append(f"[{n}] → {canonical(ex.request)}")
+        for ex in self.log:
+            label = "create" if ex.step is None else f"step {ex.step}"
+            lines.append(f"[{label}] → {canonical(ex.request)}")
             resp = {k: v for k, v in ex.response.items() if k not in ("messages",)}
             lines.append(f"    ← {canonical(resp)}")
         return "\n".join(lines)
