@@ -11,6 +11,7 @@ with a missing, non-string or extra member and judge the runtime's own validatio
 
 from __future__ import annotations
 
+import json
 from typing import Any, cast
 
 from roc_conformance.pb import jsonmap
@@ -22,7 +23,33 @@ _REQUEST = "roc.conformance.v1.InvokeRequest"
 
 
 def agent_spec_to_proto(spec: dict[str, Any]) -> hpb.AgentSpec:
-    return cast(hpb.AgentSpec, jsonmap.to_proto("AgentSpec", spec))
+    """The proto of an AgentSpec; a fresh message each call (the caller may change it).
+
+    The state machine sends one scenario's spec again with every RestoreAgent, and the pure-Python
+    ProtoJSON parser made that a large share of the suite's time; so the message is built once per
+    distinct spec and copied. The key is the spec's exact JSON text (member order and ``1`` / ``1.0`` /
+    ``true`` all kept apart), so only an identical document reuses a message; a spec that cannot be
+    mapped is never remembered and raises every time.
+    """
+    try:
+        key = json.dumps(spec, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError):
+        key = None
+    cached = _SPECS.get(key) if key is not None else None
+    if cached is None:
+        cached = cast(hpb.AgentSpec, jsonmap.to_proto("AgentSpec", spec))
+        if key is not None:
+            if len(_SPECS) >= _MAX_SPECS:
+                _SPECS.clear()
+            _SPECS[key] = cached
+    out = hpb.AgentSpec()
+    out.CopyFrom(cached)
+    return out
+
+
+_SPECS: dict[str, hpb.AgentSpec] = {}
+_MAX_SPECS = 4096
+"""Distinct specs remembered by ``agent_spec_to_proto`` before it starts afresh."""
 
 
 def agent_spec_from_proto(spec: hpb.AgentSpec) -> dict[str, Any]:

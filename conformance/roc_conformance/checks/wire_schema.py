@@ -56,6 +56,18 @@ def error_codes() -> frozenset[str]:
     return frozenset(doc["properties"]["code"]["enum"])
 
 
+_MAX_REMEMBERED = 50_000
+"""Distinct values one observer remembers the verdict of before it starts afresh."""
+
+
+def _first_error(validator: Any, value: Any) -> str | None:
+    error = next(iter(validator.iter_errors(value)), None)
+    if error is None:
+        return None
+    path = "/".join(str(p) for p in error.absolute_path) or "<root>"
+    return f"at {path}: {error.message[:200]}"
+
+
 class SchemaObserver:
     """Validates the data-model values in Invoke replies; keeps the first problems found."""
 
@@ -66,6 +78,7 @@ class SchemaObserver:
         self.trace_problems: list[str] = []  # adapter faults, reported as ERROR
         self.observed = 0
         self._validators: dict[str, Any] | None = None
+        self._verdicts: dict[tuple[str, str], str | None] = {}  # see _first_error
         self.available = _schema_dir() is not None
 
     def _load(self) -> dict[str, Any]:
@@ -102,11 +115,32 @@ class SchemaObserver:
         if validator is None:
             return
         self.observed += 1
-        error = next(iter(validator.iter_errors(value)), None)
+        problem = self._first_error(kind, validator, value)
         into = self.problems if problems is None else problems
-        if error is not None and len(into) < self.limit:
-            path = "/".join(str(p) for p in error.absolute_path) or "<root>"
-            into.append(f"{where}: {kind} at {path}: {error.message[:200]}")
+        if problem is not None and len(into) < self.limit:
+            into.append(f"{where}: {kind} {problem}")
+
+    def _first_error(self, kind: str, validator: Any, value: Any) -> str | None:
+        """``at PATH: MESSAGE`` of the first schema error of ``value``, or None; each distinct value once.
+
+        Every reply repeats most of the previous one (the whole history, the same trace events), and
+        jsonschema took about half of the suite's CPU time validating them again. The verdict depends on
+        the value alone, so it is remembered under the value's exact JSON text: ``json.dumps`` keeps member
+        order and tells ``1`` from ``1.0`` and ``true``, so two values share a key only when they are the
+        same JSON document. A value without a JSON text (not expected from a decoded reply) is validated
+        every time.
+        """
+        try:
+            key = (kind, json.dumps(value, ensure_ascii=False, allow_nan=True))
+        except (TypeError, ValueError):
+            return _first_error(validator, value)
+        if key in self._verdicts:
+            return self._verdicts[key]
+        problem = _first_error(validator, value)
+        if len(self._verdicts) >= _MAX_REMEMBERED:  # bound the memory of a long explore run
+            self._verdicts.clear()
+        self._verdicts[key] = problem
+        return problem
 
     def _check_trace(self, rpc: str, trace: Any) -> None:
         if not isinstance(trace, list):

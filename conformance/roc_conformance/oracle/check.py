@@ -17,7 +17,7 @@ from ..checks.wire_schema import error_codes
 from ..errors import ConformanceViolation
 from . import reqs
 from .engine import MISSING, Key, Outcome, Ref, UnknownRef
-from .scenario import JSON, canonical
+from .scenario import JSON, canonical, same_canonical
 
 TOOL_EVENTS = ("before_tool_call", "tool_start", "tool_end", "after_tool_call")
 # What an adapter records for a runtime that does not claim `hooks` (spec 4.1): the adapter brackets each
@@ -351,7 +351,7 @@ def check_interrupts(outcome: Outcome, got: list[Any], binder: IdBinder, out: li
                         f"{key}: raised without a reason, reported reason {_short(item.get('reason'))}",
                     )
                 )
-        elif canonical(item.get("reason")) != canonical(exp.reason):
+        elif not same_canonical(item.get("reason"), exp.reason):
             out.append(
                 Violation(
                     [
@@ -420,7 +420,7 @@ def check_result(
         got_tr = observed.get("toolResult")
         want = {k: v for k, v in (outcome.direct_result or {}).items() if k != "toolUseId"}
         have = {k: v for k, v in got_tr.items() if k != "toolUseId"} if isinstance(got_tr, dict) else got_tr
-        if canonical(have) != canonical(want):
+        if not same_canonical(have, want):
             out.append(
                 Violation([reqs.DIRECT_RUNS], f"direct call result {_short(got_tr)}, expected {_short(want)}")
             )
@@ -437,7 +437,7 @@ def check_result(
         iff = Violation([reqs.RESULT_INTERRUPTS_IFF], f"stopReason {stop!r} with {len(got)} interrupts")
         out.append(_as("outcome", iff))
     check_interrupts(outcome, list(got), binder, out)
-    if outcome.message is not None and canonical(result.get("message")) != canonical(outcome.message):
+    if outcome.message is not None and not same_canonical(result.get("message"), outcome.message):
         ids = [reqs.STOP_MESSAGE] if outcome.stop_reason == "interrupt" else [reqs.RESULT_MESSAGE]
         out.append(Violation(ids, f"message {_short(result.get('message'))} != {_short(outcome.message)}"))
     if outcome.trace_checked:
@@ -491,7 +491,7 @@ def check_trace(
     o_bt = [e.get("toolUseIds") for e in _events(obs, "before_tools")]
     if len(e_bt) != len(o_bt):
         out.append(Violation([reqs.BT_ONCE], f"{len(o_bt)} BeforeTools events, expected {len(e_bt)}"))
-    elif canonical(e_bt) != canonical(o_bt):
+    elif not same_canonical(e_bt, o_bt):
         out.append(Violation([reqs.BT_FULL_MESSAGE], f"BeforeTools carried {o_bt}, expected {e_bt}"))
     e_btc = Counter(_tid(e) for e in _events(exp, "before_tool_call"))
     o_btc = Counter(_tid(e) for e in _events(obs, "before_tool_call"))
@@ -676,7 +676,7 @@ def _result_rules(expected: JSON, got: JSON, reasons: dict[str, str]) -> list[st
     want, have = _results_by_id(expected), _results_by_id(got)
     ids: list[str] = []
     for tuid, result in want.items():
-        if tuid not in have or canonical(have[tuid]) == canonical(result):
+        if tuid not in have or same_canonical(have[tuid], result):
             continue
         situation = reasons.get(tuid, "normal")
         if situation in _RESULT_RULE:
@@ -699,7 +699,7 @@ def check_messages(
     expected, got = _without_metadata(expected), _without_metadata(got)
     if free:
         expected, got = _free(expected, free), _free(got, free)
-    if canonical(got) == canonical(expected):
+    if same_canonical(got, expected):
         return []
 
     def loose(msgs: JSON) -> str:
@@ -781,7 +781,7 @@ def check_history(
     if after_error and before is not None:
         seen_messages, seen_state = before
         for what, now, then in (("history", "messages", seen_messages), ("state", "state", seen_state)):
-            if now in observed and then is not None and canonical(observed.get(now)) != canonical(then):
+            if now in observed and then is not None and not same_canonical(observed.get(now), then):
                 out.append(
                     Violation(
                         unchanged,
@@ -807,7 +807,7 @@ def check_history(
         }
         ids = [reqs.TRANSCRIPT if lone <= paused else reqs.DIRECT_RECORDED, reqs.NO_DANGLING]
         out.append(Violation(ids, f"toolUse without its toolResult: {sorted(lone)}"))
-    if "state" in observed and canonical(observed.get("state")) != canonical(state):
+    if "state" in observed and not same_canonical(observed.get("state"), state):
         ids = (
             [reqs.RESUME_UNCHANGED, reqs.ERROR_UNCHANGED]
             if after_error

@@ -229,10 +229,14 @@ def message_class(type_name: str) -> type[Message]:
     return message_factory.GetMessageClass(descriptor)
 
 
+# Descriptors never change once loaded, so their lookups are remembered: they ran for every member of every
+# message the suite and the reference adapter convert (callers only read the returned dict).
+@cache
 def _fields_by_json_name(descriptor: Descriptor) -> dict[str, FieldDescriptor]:
     return {field.json_name: field for field in descriptor.fields}
 
 
+@cache
 def _map_value_field(field: FieldDescriptor) -> FieldDescriptor | None:
     """The value field of a map field's entry type; None when ``field`` is not a map."""
     entry = field.message_type

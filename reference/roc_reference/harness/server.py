@@ -49,6 +49,35 @@ DRIVEN_PROFILES = ("direct-tool-call", "session-store", "snapshot-integrity")
 IMPLEMENTATION_VERSION = "0.1.0"
 
 
+_SPEC_TEXTS: dict[bytes, str] = {}
+_MAX_SPEC_TEXTS = 4096
+_SPEC_LOCK = threading.Lock()
+
+
+def _spec_json(spec: hpb.AgentSpec) -> dict[str, Any]:
+    """The JSON of a request's AgentSpec, a fresh document each call.
+
+    The suite sends one scenario's spec again with every RestoreAgent, and mapping it back from proto
+    (pure-Python ProtoJSON) was the larger part of a restore. The mapping is a function of the message, so
+    it is done once per distinct serialized spec and kept as JSON text; ``json.loads`` then gives each
+    caller its own copy (ints, floats, -0.0 and member order survive the round trip). A spec that cannot
+    be mapped is never remembered and raises every time.
+    """
+    key = spec.SerializeToString()
+    with _SPEC_LOCK:
+        text = _SPEC_TEXTS.get(key)
+    if text is None:
+        doc = wire.agent_spec_from_proto(spec)
+        text = json.dumps(doc, ensure_ascii=False)
+        with _SPEC_LOCK:
+            if len(_SPEC_TEXTS) >= _MAX_SPEC_TEXTS:
+                _SPEC_TEXTS.clear()
+            _SPEC_TEXTS[key] = text
+        return doc
+    loaded: dict[str, Any] = json.loads(text)
+    return loaded
+
+
 def _harness_error(message: str, details: str = "") -> hpb.HarnessError:
     return hpb.HarnessError(message=message, details=details)
 
@@ -118,7 +147,7 @@ class HarnessServicer(hgrpc.HarnessServiceServicer):
         if (full := self._full()) is not None:  # checked before building: nothing is created past the cap
             return hpb.CreateAgentResponse(harness_error=full)
         try:
-            spec = wire.agent_spec_from_proto(request.spec)
+            spec = _spec_json(request.spec)
             built = build_agent(spec, self.stores)
         except RocError as exc:  # the runtime refused (a bad session id, an unloadable stored snapshot)
             return hpb.CreateAgentResponse(error=_roc_error(exc))
@@ -228,7 +257,7 @@ class HarnessServicer(hgrpc.HarnessServiceServicer):
         if (full := self._full()) is not None:
             return hpb.RestoreAgentResponse(harness_error=full)
         try:
-            spec = wire.agent_spec_from_proto(request.spec)
+            spec = _spec_json(request.spec)
         except JsonMappingError as exc:
             return hpb.RestoreAgentResponse(harness_error=_harness_error(f"bad scenario: {exc}"))
         try:
