@@ -14,6 +14,29 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def run_plugin(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m pytest --roc-target reference ARGS`` in ``tmp_path`` (no test files of its own)."""
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--roc-target",
+            "reference",
+            *args,
+            "-p",
+            "no:cacheprovider",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+        check=False,
+        env=dict(os.environ),
+    )
+
+
 def test_entry_point_is_named_after_its_module():
     # pytest registers an entry-point plugin under the entry point's name and a `-p MODULE` plugin under
     # the module's name; one module under two names is refused ("Plugin already registered under a
@@ -33,29 +56,8 @@ def test_entry_point_is_named_after_its_module():
 )
 def test_plugin_runs_checks_against_the_reference(tmp_path, load):
     junit = tmp_path / "junit.xml"
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            *load,  # the plugin loads through its pytest11 entry point, `-p` as documented must not clash
-            "--roc-target",
-            "reference",
-            "-k",
-            "error-shape",
-            f"--junitxml={junit}",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            str(tmp_path),
-        ],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=120,
-        check=False,
-        env=dict(os.environ),
-    )
+    # the plugin loads through its pytest11 entry point; `-p` as documented must not clash with it
+    proc = run_plugin(tmp_path, *load, "-k", "error-shape", f"--junitxml={junit}", "-q")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     names = [c.get("name") for c in ET.parse(junit).getroot().iter("testcase")]
     assert any(n.startswith("explicit:error-shape[ROC-ERR-003") for n in names), names
@@ -66,30 +68,15 @@ def test_plugin_runs_checks_against_the_reference(tmp_path, load):
 def test_roc_profile_core_runs_core_checks_that_need_the_claimed_executor(tmp_path):
     # vector:unknown-tool needs core and sequential-executor; --roc-profile core used to skip it ("profile
     # 'sequential-executor' not selected"), so no core check could run. It judges core, so it runs.
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-p",
-            "roc_conformance.pytest_plugin",
-            "--roc-target",
-            "reference",
-            "--roc-profile",
-            "core",
-            "-k",
-            "unknown-tool or session-round-trip",
-            "-rs",
-            "-p",
-            "no:cacheprovider",
-            str(tmp_path),
-        ],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=120,
-        check=False,
-        env=dict(os.environ),
+    proc = run_plugin(
+        tmp_path,
+        "-p",
+        "roc_conformance.pytest_plugin",
+        "--roc-profile",
+        "core",
+        "-k",
+        "unknown-tool or session-round-trip",
+        "-rs",
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     # explicit:session-round-trip judges sessions requirements only: not selected, so skipped

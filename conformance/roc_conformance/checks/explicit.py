@@ -273,8 +273,8 @@ def check_direct_call_hooks(ctx: CheckContext) -> None:
     spec["hooks"] = [{"event": "BeforeToolCall", "steps": [{"interrupt": {"name": "gate"}}]}]
     out = ctx.client.invoke(ctx.client.create_agent(spec), {"directToolCall": {"name": "plain", "input": {}}})
     fired = any(e.get("kind") == "hook_callback" for e in out.get("trace", []))
-    if fired and (out.get("error") or {}).get("code") != "DIRECT_CALL_INTERRUPT":
-        got = (out.get("error") or {}).get("code") or sorted(k for k in out if k not in ("trace", "messages"))
+    if fired and error_code(out) != "DIRECT_CALL_INTERRUPT":
+        got = error_code(out) or sorted(k for k in out if k not in ("trace", "messages"))
         raise ConformanceViolation(
             "ROC-DIRECT-002", f"a BeforeToolCall interrupt on a direct call gave {got}"
         )
@@ -353,7 +353,7 @@ def check_direct_call_refused(ctx: CheckContext) -> None:
     if (before.get("result") or {}).get("stopReason") != "end_turn":
         raise ConformanceViolation("ROC-TOOL-001", f"the set-up invocation did not end its turn: {before}")
     refused = ctx.client.invoke(agent, {"directToolCall": {"name": "ask", "input": {}}})
-    code = (refused.get("error") or {}).get("code")
+    code = error_code(refused)
     if code != "DIRECT_CALL_INTERRUPT":
         # Without the refusal there is no "after DIRECT_CALL_INTERRUPT" to judge; the refusal is the finding.
         got = code or sorted(k for k in refused if k not in ("trace", "messages", "state"))
@@ -364,8 +364,8 @@ def check_direct_call_refused(ctx: CheckContext) -> None:
             wrong.append(f"{member} changed: {before.get(member)!r} -> {refused[member]!r}")
     after = ctx.client.invoke(agent, {"prompt": "next"})
     if (after.get("result") or {}).get("stopReason") != "end_turn":
-        got = after.get("error") or after.get("crash") or after.get("result")
-        wrong.append(f"the agent is not idle after the refused call: a prompt gave {got}")
+        shown = after.get("error") or after.get("crash") or after.get("result")
+        wrong.append(f"the agent is not idle after the refused call: a prompt gave {shown}")
     if wrong:
         raise ConformanceViolation("ROC-DIRECT-003", "; ".join(wrong))
 

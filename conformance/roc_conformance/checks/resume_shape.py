@@ -19,6 +19,7 @@ from typing import Any
 
 from roc_conformance import scenarios as sc
 from roc_conformance.checks.base import Check, CheckContext
+from roc_conformance.checks.snapshot_support import error_code
 from roc_conformance.errors import ConformanceViolation
 
 MALFORMED = "ROC-RESUME-004"
@@ -108,7 +109,7 @@ def _judge(ctx: CheckContext, case: Case, wrong: dict[str, list[str]]) -> None:
     mark = ctx.client.mark()
     out = ctx.client.invoke(agent, case.build(iid))
     where = f"{case.label}: "
-    code = (out.get("error") or {}).get("code")
+    code = error_code(out)
     if "crash" in out:
         crash = out["crash"]
         ctx.note(f"{case.label}: crash {crash.get('type')}")

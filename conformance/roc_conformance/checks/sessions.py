@@ -25,6 +25,7 @@ from roc_conformance.checks.snapshot_support import (
     SESSION_SAVE_FIRST,
     SESSION_SAVE_POINTS,
     SESSION_STORED_CURRENT,
+    error_code,
     executor_of,
     fail_if,
     interrupt_first,
@@ -135,7 +136,7 @@ def check_session_store(ctx: CheckContext) -> None:
     elif "result" in first:
         _revision_step(wrong, "first invocation", stored0, stored1)
     stale = ctx.client.invoke(b, {"prompt": "me too"})
-    code = (stale.get("error") or {}).get("code")
+    code = error_code(stale)
     if code != "SESSION_CONFLICT":
         wrong.setdefault(SESSION_CAS, []).append(f"a stale agent's invocation gave {code or 'a result'}")
     if ran := units_ran(stale):
@@ -168,7 +169,7 @@ def check_session_store(ctx: CheckContext) -> None:
             )
     for bad_id in BAD_SESSION_IDS:
         out = ctx.client.try_create_agent({**base, "session": {"store": store, "sessionId": bad_id}})
-        code = (out.get("error") or {}).get("code")
+        code = error_code(out)
         if code != "SNAPSHOT_INVALID":
             wrong.setdefault(SEC_SESSION_ID, []).append(f"session id {bad_id[:20]!r}: {code or 'accepted'}")
     fail_if(wrong)
@@ -225,7 +226,7 @@ def check_session_claim(ctx: CheckContext) -> None:
         raise ConformanceViolation("ROC-HOOK-010", f"a BeforeTools interrupt gave {json.dumps(paused)[:400]}")
     resume = {"interruptResponses": [{"interruptId": interrupts[0]["id"], "response": "y"}]}
     failed = ctx.client.invoke(a, resume)
-    code = (failed.get("error") or {}).get("code")
+    code = error_code(failed)
     if code != "DUPLICATE_INTERRUPT_NAME" or _paid(failed) != 1:
         ctx.note(f"the approved invocation gave {code or 'a result'} after {_paid(failed)} runs of pay")
         raise ConformanceViolation(
@@ -234,7 +235,7 @@ def check_session_claim(ctx: CheckContext) -> None:
         )
     wrong: dict[str, list[str]] = {}
     retry = ctx.client.invoke(a, resume)
-    code = (retry.get("error") or {}).get("code")
+    code = error_code(retry)
     if code != "SESSION_CONFLICT" or units_ran(retry):
         wrong.setdefault(SESSION_CLAIM_KEPT, []).append(
             f"the same answer sent again after the failed invocation gave {code or 'a result'} and ran "
@@ -242,7 +243,7 @@ def check_session_claim(ctx: CheckContext) -> None:
         )
     b = ctx.client.create_agent(spec)  # loads what the store holds now
     other = ctx.client.invoke(b, resume)
-    code = (other.get("error") or {}).get("code")
+    code = error_code(other)
     if code != "SESSION_CONFLICT" or units_ran(other):
         wrong.setdefault(SESSION_CLAIM, []).append(
             f"an agent that loaded the session after the claim gave {code or 'a result'} and ran "
@@ -270,7 +271,7 @@ def _claim_ends(ctx: CheckContext, wrong: dict[str, list[str]]) -> None:
     b = ctx.client.create_agent(spec)
     later = ctx.client.invoke(b, {"prompt": "later"})
     if "result" not in later:
-        code = (later.get("error") or {}).get("code")
+        code = error_code(later)
         wrong.setdefault(SESSION_CLAIM_ENDS, []).append(
             f"after a completed invocation, an agent that loaded the session got {code or 'no result'}"
         )
@@ -286,11 +287,11 @@ def _claim_ends(ctx: CheckContext, wrong: dict[str, list[str]]) -> None:
     }
     c = ctx.client.create_agent(failing)
     first = ctx.client.invoke(c, {"prompt": "go"})
-    if (first.get("error") or {}).get("code") != "DUPLICATE_INTERRUPT_NAME":
+    if error_code(first) != "DUPLICATE_INTERRUPT_NAME":
         return  # ROC-HOOK-021 is judged elsewhere
     d = ctx.client.create_agent(failing)
     again = ctx.client.invoke(d, {"prompt": "go"})
-    code = (again.get("error") or {}).get("code")
+    code = error_code(again)
     if code != "DUPLICATE_INTERRUPT_NAME":
         wrong.setdefault(SESSION_CLAIM_ENDS, []).append(
             "after an invocation that failed before any claimed tool ran, an agent that loaded the session "
@@ -326,7 +327,7 @@ def _stale_save(ctx: CheckContext, wrong: dict[str, list[str]], agent: str, stor
     """``agent`` holds an older revision than the store: its invocation fails with SESSION_CONFLICT,
     stores nothing and runs nothing (ROC-SESSION-010, ROC-SESSION-012)."""
     out = ctx.client.invoke(agent, {"prompt": "late"})
-    code = (out.get("error") or {}).get("code")
+    code = error_code(out)
     if code != "SESSION_CONFLICT":
         wrong.setdefault(SESSION_CAS, []).append(f"{who}: its invocation gave {code or 'a result'}")
     if units_ran(out):

@@ -66,6 +66,7 @@ from roc_conformance.checks.snapshot_support import (
     VER_UNKNOWN_MAJOR,
     VER_UNKNOWN_SPEC_MAJOR,
     VER_WRITES_OWN,
+    error_code,
     executor_of,
     fail_if,
     interrupt_first,
@@ -296,8 +297,8 @@ def check_frozen_invalid(ctx: CheckContext) -> None:
             wrong.setdefault(VER_NO_AGENT, []).append(f"{path.name}: accepted")
             wrong.setdefault(req, []).append(f"{path.name}: accepted, expected {code}")
             wrong.setdefault(VER_FROZEN_INVALID, []).append(path.name)
-        elif (out.get("error") or {}).get("code") != code:
-            got = (out.get("error") or {}).get("code")
+        elif error_code(out) != code:
+            got = error_code(out)
             wrong.setdefault(req, []).append(f"{path.name}: refused with {got}, expected {code}")
             wrong.setdefault(VER_FROZEN_INVALID, []).append(path.name)
     fail_if(wrong)
@@ -320,14 +321,14 @@ def check_snapshot_refusal(ctx: CheckContext) -> None:
     ]
     for label, doc, code, req in cases:
         out = ctx.client.restore_agent(doc, spec, model_turn_offset=1)
-        got = (out.get("error") or {}).get("code")
+        got = error_code(out)
         if "agent" in out:
             wrong.setdefault(VER_NO_AGENT, []).append(f"{label}: accepted")
             wrong.setdefault(req, []).append(f"{label}: accepted, expected {code}")
         elif got != code:
             wrong.setdefault(req, []).append(f"{label}: refused with {got}, expected {code}")
     other = ctx.client.restore_agent(good, {**spec, "agentId": "someone-else"}, model_turn_offset=1)
-    if (other.get("error") or {}).get("code") != "SNAPSHOT_INVALID":
+    if error_code(other) != "SNAPSHOT_INVALID":
         wrong.setdefault(SESSION_AGENT_ID, []).append(
             f"restoring agent 'snap' as 'someone-else' gave {other}"
         )
@@ -570,7 +571,7 @@ def check_integrity(ctx: CheckContext) -> None:
     ]
     for label, bad, req in cases:
         out = ctx.client.restore_agent(bad, spec, model_turn_offset=1)
-        code = (out.get("error") or {}).get("code")
+        code = error_code(out)
         if code != "SNAPSHOT_INTEGRITY":
             wrong.setdefault(req, []).append(f"{label}: {'accepted' if 'agent' in out else code}")
     good = ctx.client.restore_agent(doc, spec, model_turn_offset=1)
@@ -595,7 +596,7 @@ def check_integrity(ctx: CheckContext) -> None:
             fixture = json.loads((directory / "invalid" / name).read_text(encoding="utf-8"))
             fspec = {**spec_for_snapshot(fixture, executor_of(ctx)), "integrity": dict(INTEGRITY_KEY)}
             out = ctx.client.restore_agent(fixture, fspec, model_turn_offset=0)
-            if (out.get("error") or {}).get("code") != "SNAPSHOT_INTEGRITY":
+            if error_code(out) != "SNAPSHOT_INTEGRITY":
                 wrong.setdefault(VER_FROZEN_INVALID, []).append(f"{name}: {out.get('error') or 'accepted'}")
     fail_if(wrong)
 

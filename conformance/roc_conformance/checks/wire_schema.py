@@ -25,6 +25,8 @@ from typing import Any
 from roc_conformance.checks.base import CheckResult, Status
 
 SCHEMA_REQUIREMENTS = ("ROC-MODEL-001", "ROC-MODEL-011")
+
+
 def _schema_dir() -> Path | None:
     for directory in Path(__file__).resolve().parents:
         candidate = directory / "spec" / "schema" / "v1"
