@@ -18,15 +18,6 @@ from pathlib import Path
 TMP_SUFFIX = ".tmp"
 
 
-def fsync_dir(directory: Path) -> None:
-    """Make renames, creations and unlinks inside ``directory`` durable."""
-    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def write_all(fd: int, data: bytes) -> None:
     """``os.write`` until every byte is written (a single write may be short)."""
     view = memoryview(data)
@@ -41,20 +32,11 @@ def atomic_write(path: Path, data: bytes) -> None:
     The temporary file lives in the same directory (``os.replace`` is atomic only within one file system)
     and is named with a leading dot and ``.tmp`` so a later cleanup can recognise leftovers of a crash.
     """
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}{TMP_SUFFIX}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        try:
-            write_all(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    fsync_dir(path.parent)
+        atomic_write_at(dir_fd, path.name, data)
+    finally:
+        os.close(dir_fd)
 
 
 # -- directory-relative primitives (ROC-SEC-007) ----------------------------------------------------------
