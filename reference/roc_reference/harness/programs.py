@@ -1,149 +1,31 @@
-"""Step programs: the bodies of scenario tools and hook callbacks (the AgentSpec scenario language).
-
-A program runs from its first step every time its unit runs (that is what replay means), collecting the
-answers its ``interrupt`` steps receive. Scenario semantics (conformance/README.md):
-
-* ``interrupt{name, reason? | reasonFromState?, metadata?}``: ask, or, on replay, receive the stored answer;
-  with ``reasonFromState`` the reason is ``state[key]`` at the raise (absent: no reason), so a replay after
-  the state changed passes a different reason (ROC-STOP-011); a null reason is no reason (spec 2.1);
-  ``metadata`` (harness protocol 3) goes to the raise API's ``metadata`` keyword as it is;
-* ``return{value?}`` (tool): success ``[{"json": {"answers": [...], "value": value}}]``;
-* ``fail{message}`` (tool): error ``[{"text": message}]``;
-* ``cancel{message}`` / ``cancelIf{answerNotIn, message}`` (hook): cancel the tool or the batch
-  (``cancelIf`` cancels when the last answer, or no answer at all, is not in the list; ``cancel`` without
-  a message cancels with ``True``, the runtime's default text);
-* ``skipIfState{key, equals}``: end the program when ``state[key]`` exists and equals the value;
-* ``setState{key, fromAnswer | value}``: write state (``fromAnswer`` with no answer yet writes null).
-"""
+"""The step interpreter now lives in the adapter kit (``roc_conformance.adapter.programs``); re-exported."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from roc_conformance.adapter.programs import (
+    DEFAULT_CANCEL,
+    HOOK_OPS,
+    PASSIVE_HOOK_OPS,
+    TOOL_OPS,
+    ProgramRun,
+    ScenarioError,
+    StateView,
+    Step,
+    json_equal,
+    parse_steps,
+    run_program,
+)
 
-from roc_conformance.canonical import canonical_text
-
-TOOL_OPS = frozenset({"interrupt", "return", "fail", "skipIfState", "setState"})
-HOOK_OPS = frozenset({"interrupt", "cancel", "cancelIf", "skipIfState", "setState"})
-PASSIVE_HOOK_OPS = frozenset({"skipIfState", "setState"})
-DEFAULT_CANCEL = "cancelled"
-
-_NO_ANSWER: Any = object()
-
-
-class ScenarioError(ValueError):
-    """The scenario cannot be built (an adapter-side refusal, reported as harness_error)."""
-
-
-def json_equal(a: Any, b: Any) -> bool:
-    """JSON equality: ``true`` is not ``1``; ``1`` and ``1.0`` are the same number."""
-    return canonical_text(a) == canonical_text(b)
-
-
-@dataclass(frozen=True)
-class Step:
-    op: str
-    args: Mapping[str, Any]
-
-
-def parse_steps(raw: Any, allowed: frozenset[str], where: str) -> tuple[Step, ...]:
-    """Validate a step list against the ops allowed in its place."""
-    if not isinstance(raw, list):
-        raise ScenarioError(f"{where}: steps must be a list")
-    steps: list[Step] = []
-    for i, item in enumerate(raw):
-        if not isinstance(item, dict) or len(item) != 1:
-            raise ScenarioError(f"{where}[{i}]: a step is an object with exactly one member")
-        ((op, args),) = item.items()
-        if op not in allowed:
-            raise ScenarioError(f"{where}[{i}]: step {op!r} is not allowed here")
-        if not isinstance(args, dict):
-            raise ScenarioError(f"{where}[{i}]: step arguments must be an object")
-        if op == "interrupt" and not isinstance(args.get("name"), str):
-            # An empty name is passed through: refusing it is the runtime's job (ROC-STOP-007).
-            raise ScenarioError(f"{where}[{i}]: interrupt needs a name")
-        if (
-            op == "interrupt"
-            and "reasonFromState" in args
-            and ("reason" in args or not isinstance(args["reasonFromState"], str))
-        ):
-            raise ScenarioError(f"{where}[{i}]: interrupt takes a reason or a reasonFromState key, not both")
-        if op == "interrupt" and "metadata" in args and not isinstance(args["metadata"], dict):
-            raise ScenarioError(f"{where}[{i}]: interrupt metadata must be an object")
-        if op in ("skipIfState", "setState") and not isinstance(args.get("key"), str):
-            raise ScenarioError(f"{where}[{i}]: {op} needs a key")
-        steps.append(Step(op, dict(args)))
-    return tuple(steps)
-
-
-@dataclass(frozen=True)
-class StateView:
-    """What a program may do to the agent state."""
-
-    get: Callable[[str], Any]
-    has: Callable[[str], bool]
-    put: Callable[[str, Any], None]
-
-
-@dataclass
-class ProgramRun:
-    """The outcome of one run of a program that did not stop at an unanswered interrupt."""
-
-    answers: list[Any] = field(default_factory=list)
-    end: str = "none"  # none | return | fail | skipped
-    value: Any = None
-    fail_message: str = ""
-    cancel: str | bool | None = None  # True: cancel without a message (the runtime's default text)
-
-
-def _reason(args: Mapping[str, Any], state: StateView) -> Any:
-    """The reason an interrupt step passes now: fixed, or read from the state at this raise."""
-    key = args.get("reasonFromState")
-    if key is None:
-        return args.get("reason")
-    return state.get(key) if state.has(key) else None
-
-
-def run_program(
-    steps: Sequence[Step], *, interrupt: Callable[..., Any] | None, state: StateView
-) -> ProgramRun:
-    """Run ``steps``; ``interrupt(name, reason)`` returns the answer or raises the runtime's pause signal.
-
-    A step with ``metadata`` calls ``interrupt(name, reason, metadata=...)``; one without calls it with two
-    arguments only, so a raise API without the keyword still runs every scenario that does not use it.
-    """
-    run = ProgramRun()
-    last: Any = _NO_ANSWER
-    for step in steps:
-        args = step.args
-        if step.op == "interrupt":
-            if interrupt is None:
-                raise ScenarioError("this program cannot interrupt")
-            extra = {"metadata": args["metadata"]} if "metadata" in args else {}
-            answer = interrupt(args["name"], _reason(args, state), **extra)
-            run.answers.append(answer)
-            last = answer
-        elif step.op == "return":
-            run.end, run.value = "return", args.get("value")
-            return run
-        elif step.op == "fail":
-            run.end, run.fail_message = "fail", str(args.get("message", ""))
-            return run
-        elif step.op == "cancel":
-            run.cancel = str(args["message"]) if "message" in args else True
-        elif step.op == "cancelIf":
-            allowed = args.get("answerNotIn", [])
-            if last is _NO_ANSWER or not any(json_equal(last, x) for x in allowed):
-                run.cancel = str(args.get("message", DEFAULT_CANCEL))
-        elif step.op == "skipIfState":
-            key = args["key"]
-            if state.has(key) and json_equal(state.get(key), args.get("equals")):
-                run.end = "skipped"
-                return run
-        elif step.op == "setState":
-            if args.get("fromAnswer"):
-                state.put(args["key"], None if last is _NO_ANSWER else last)
-            else:
-                state.put(args["key"], args.get("value"))
-    return run
+__all__ = [
+    "DEFAULT_CANCEL",
+    "HOOK_OPS",
+    "PASSIVE_HOOK_OPS",
+    "TOOL_OPS",
+    "ProgramRun",
+    "ScenarioError",
+    "StateView",
+    "Step",
+    "json_equal",
+    "parse_steps",
+    "run_program",
+]

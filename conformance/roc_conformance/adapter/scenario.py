@@ -1,0 +1,197 @@
+"""An AgentSpec (the JSON ``roc_conformance.wire.agent_spec_from_proto`` gives) as plain, validated data.
+
+Only what the scenario language itself defines is checked here (conformance/README.md, "The scenario
+language"); what a runtime makes of the pieces (whether a model turn is a valid message for it, whether a
+session id is acceptable) is the runtime's business, so an adapter converts and validates those itself.
+Some things are passed through on purpose: an empty interrupt name, for example, must reach the runtime,
+whose refusal is what the suite judges (see ``programs.parse_steps``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from roc_conformance.adapter.programs import (
+    HOOK_OPS,
+    PASSIVE_HOOK_OPS,
+    TOOL_OPS,
+    ScenarioError,
+    Step,
+    parse_steps,
+)
+
+EXECUTORS = ("sequential", "concurrent")
+HOOK_EVENTS = ("BeforeTools", "BeforeToolCall", "AfterToolCall", "AfterTools")
+INTERRUPTIBLE_EVENTS = frozenset({"BeforeTools", "BeforeToolCall"})
+PER_TOOL_EVENTS = frozenset({"BeforeToolCall", "AfterToolCall"})
+
+
+@dataclass(frozen=True)
+class ToolProgram:
+    """A scenario tool: its name and the steps its body runs."""
+
+    name: str
+    steps: tuple[Step, ...]
+
+
+@dataclass(frozen=True)
+class HookProgram:
+    """A scenario hook callback. ``index`` is its place in the spec (the trace's ``hookIndex``)."""
+
+    index: int
+    event: str
+    tool_name: str | None
+    steps: tuple[Step, ...]
+
+    @property
+    def interruptible(self) -> bool:
+        """Before* callbacks may interrupt and cancel; After* callbacks only read and write state."""
+        return self.event in INTERRUPTIBLE_EVENTS
+
+    @property
+    def per_tool(self) -> bool:
+        """BeforeToolCall / AfterToolCall fire once per tool use (their trace events carry a toolUseId)."""
+        return self.event in PER_TOOL_EVENTS
+
+    def applies_to(self, tool_names: Sequence[str]) -> bool:
+        """Whether the callback runs for an event about these tools (one name for per-tool events).
+
+        Without a ``toolName`` it always runs; with one, when any of the event's tool uses has that name.
+        """
+        return self.tool_name is None or self.tool_name in tool_names
+
+
+@dataclass(frozen=True)
+class IntegrityKey:
+    """The snapshot integrity key: sign on write, verify on read (profile ``snapshot-integrity``)."""
+
+    key_id: str
+    secret: bytes
+
+
+@dataclass(frozen=True)
+class SessionBinding:
+    """The session an agent is bound to (profile ``session-store``): a named store and a session id."""
+
+    store: str
+    session_id: str
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A validated AgentSpec.
+
+    ``turns`` are the scripted model's answers, each a list of content blocks as JSON (an assistant
+    message's content); ``state`` is a fresh copy of the initial agent state.
+    """
+
+    agent_id: str
+    executor: str
+    turns: tuple[list[Any], ...]
+    tools: tuple[ToolProgram, ...]
+    hooks: tuple[HookProgram, ...]
+    state: dict[str, Any] = field(default_factory=dict)
+    integrity: IntegrityKey | None = None
+    session: SessionBinding | None = None
+
+
+def _object(value: Any, where: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise ScenarioError(f"{where} must be a JSON object")
+    return value
+
+
+def _list(value: Any, where: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise ScenarioError(f"{where} must be a list")
+    return value
+
+
+def _turns(spec: Mapping[str, Any]) -> tuple[list[Any], ...]:
+    model = _object(spec.get("model") or {}, "model")
+    turns: list[list[Any]] = []
+    for i, turn in enumerate(_list(model.get("turns", []), "model.turns")):
+        content = _object(turn, f"model.turns[{i}]").get("content", [])
+        turns.append(list(_list(content, f"model.turns[{i}].content")))
+    return tuple(turns)
+
+
+def _tools(spec: Mapping[str, Any]) -> tuple[ToolProgram, ...]:
+    tools: list[ToolProgram] = []
+    seen: set[str] = set()
+    for i, raw in enumerate(_list(spec.get("tools", []), "tools")):
+        tool = _object(raw, f"tools[{i}]")
+        name = tool.get("name")
+        if not isinstance(name, str) or not name or name in seen:
+            raise ScenarioError(f"tools[{i}]: missing or duplicate name {name!r}")
+        seen.add(name)
+        tools.append(ToolProgram(name, parse_steps(tool.get("steps", []), TOOL_OPS, f"tools[{i}].steps")))
+    return tuple(tools)
+
+
+def _hooks(spec: Mapping[str, Any]) -> tuple[HookProgram, ...]:
+    hooks: list[HookProgram] = []
+    for i, raw in enumerate(_list(spec.get("hooks", []), "hooks")):
+        hook = _object(raw, f"hooks[{i}]")
+        event = hook.get("event")
+        if event not in HOOK_EVENTS:
+            raise ScenarioError(f"hooks[{i}]: unknown event {event!r}")
+        tool_name = hook.get("toolName")
+        if tool_name is not None and not isinstance(tool_name, str):
+            raise ScenarioError(f"hooks[{i}]: toolName must be a string")
+        allowed = HOOK_OPS if event in INTERRUPTIBLE_EVENTS else PASSIVE_HOOK_OPS
+        steps = parse_steps(hook.get("steps", []), allowed, f"hooks[{i}].steps")
+        hooks.append(HookProgram(i, event, tool_name, steps))
+    return tuple(hooks)
+
+
+def _integrity(spec: Mapping[str, Any]) -> IntegrityKey | None:
+    raw = spec.get("integrity")
+    if raw is None:
+        return None
+    integrity = _object(raw, "integrity")
+    key_id, secret = integrity.get("keyId"), integrity.get("secret")
+    if not isinstance(key_id, str) or not isinstance(secret, str):
+        raise ScenarioError("integrity needs a keyId and a secret")
+    # An empty key makes every HMAC computable by anyone (ROC-SEC-002 would sign nothing), and an empty key
+    # id names no key: refused as an unbuildable scenario, never silently accepted.
+    if not key_id or not secret:
+        raise ScenarioError("integrity keyId and secret must not be empty")
+    return IntegrityKey(key_id, secret.encode("utf-8"))
+
+
+def _session(spec: Mapping[str, Any]) -> SessionBinding | None:
+    raw = spec.get("session")
+    if raw is None:
+        return None
+    binding = _object(raw, "session")
+    store, session_id = binding.get("store"), binding.get("sessionId")
+    if not isinstance(store, str) or not isinstance(session_id, str):
+        raise ScenarioError("session needs a store and a sessionId")
+    # The session id itself is not checked: refusing a bad one is the runtime's job (ROC-SEC-006).
+    return SessionBinding(store, session_id)
+
+
+def parse_scenario(spec: Mapping[str, Any]) -> Scenario:
+    """Validate an AgentSpec; any problem is a ``ScenarioError`` (the adapter reports a harness_error)."""
+    executor = spec.get("executor")
+    if executor not in EXECUTORS:
+        raise ScenarioError(f"executor must be 'sequential' or 'concurrent', got {executor!r}")
+    turns = _turns(spec)
+    tools = _tools(spec)
+    hooks = _hooks(spec)
+    state = spec.get("state") or {}
+    if not isinstance(state, dict):
+        raise ScenarioError("state must be a JSON object")
+    return Scenario(
+        agent_id=str(spec.get("agentId") or "agent"),
+        executor=str(executor),
+        turns=turns,
+        tools=tools,
+        hooks=hooks,
+        state=dict(state),
+        integrity=_integrity(spec),
+        session=_session(spec),
+    )

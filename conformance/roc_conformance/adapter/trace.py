@@ -1,0 +1,127 @@
+"""The trace of one Invoke: a thread-safe event recorder and helpers that write each event kind.
+
+Event kinds and fields are the table in conformance/README.md ("The trace"). An adapter calls the helper
+named after the event where its runtime fires it; the recorder must run before the scenario's own callbacks
+of that event (README, "Rules the oracle relies on"). ``invocation_start`` and ``invocation_end`` are written
+by the kit's service around each Invoke, never by the adapter.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from roc_conformance.adapter.programs import ProgramRun, StateView, ToolFailure, run_program
+from roc_conformance.adapter.scenario import HookProgram
+
+
+class Trace:
+    """The events recorded since the last ``take``, in order; safe to record from several threads."""
+
+    def __init__(self) -> None:
+        self._events: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+
+    def emit(self, kind: str, **fields: Any) -> None:
+        """Record one event ``{"kind": kind, **fields}`` (prefer the named helpers below)."""
+        with self._lock:
+            self._events.append({"kind": kind, **fields})
+
+    def take(self) -> list[dict[str, Any]]:
+        """The events recorded so far, removing them from the recorder."""
+        with self._lock:
+            events, self._events = self._events, []
+            return events
+
+    # -- lifecycle events of the runtime ---------------------------------------------------------------
+
+    def before_invocation(self) -> None:
+        self.emit("before_invocation")
+
+    def after_invocation(self) -> None:
+        self.emit("after_invocation")
+
+    def before_model_call(self) -> None:
+        self.emit("before_model_call")
+
+    def after_model_call(self) -> None:
+        self.emit("after_model_call")
+
+    def model_call(self, turn: int) -> None:
+        """The scripted model was called and answers script index ``turn`` (``ScriptedModel`` does this)."""
+        self.emit("model_call", turn=turn)
+
+    def message_added(self, role: str) -> None:
+        """A message was appended to the history (record it only after the append: ROC-HOOK-003)."""
+        self.emit("message_added", role=role)
+
+    # -- tool events ------------------------------------------------------------------------------------
+
+    def before_tools(self, tool_use_ids: Sequence[str]) -> None:
+        """BeforeTools fired for a cycle; ids in the assistant message's order."""
+        self.emit("before_tools", toolUseIds=list(tool_use_ids))
+
+    def before_tool_call(self, tool_use_id: str) -> None:
+        self.emit("before_tool_call", toolUseId=tool_use_id)
+
+    def after_tool_call(self, tool_use_id: str, status: str) -> None:
+        """AfterToolCall fired with a result of ``status`` (``success`` or ``error``)."""
+        self.emit("after_tool_call", toolUseId=tool_use_id, status=status)
+
+    def after_tools(self, tool_use_ids: Sequence[str]) -> None:
+        """AfterTools fired; ids of the results in its tool-result message, in message order."""
+        self.emit("after_tools", toolUseIds=list(tool_use_ids))
+
+    def hook_callback(self, event: str, hook_index: int, tool_use_id: str | None = None) -> None:
+        """A scenario callback runs (``tool_use_id`` for the per-tool events only)."""
+        if tool_use_id is None:
+            self.emit("hook_callback", event=event, hookIndex=hook_index)
+        else:
+            self.emit("hook_callback", event=event, hookIndex=hook_index, toolUseId=tool_use_id)
+
+    def tool_start(self, tool_use_id: str, name: str) -> None:
+        self.emit("tool_start", toolUseId=tool_use_id, name=name)
+
+    def tool_end(self, tool_use_id: str, outcome: str) -> None:
+        """``outcome``: ``returned``, ``failed`` or ``interrupted``."""
+        self.emit("tool_end", toolUseId=tool_use_id, outcome=outcome)
+
+    @contextmanager
+    def tool_body(self, tool_use_id: str, name: str) -> Iterator[None]:
+        """Around a tool body: ``tool_start`` on entry, ``tool_end`` on the way out.
+
+        The outcome follows how the block ends: normally, ``returned``; with ``ToolFailure`` (a ``fail``
+        step), ``failed``; with any other exception, ``interrupted``: the body stopped at an interrupt call,
+        whether the runtime paused it (its pause signal) or refused the interrupt (its error). The exception
+        always propagates, for the runtime to handle.
+        """
+        self.tool_start(tool_use_id, name)
+        try:
+            yield
+        except ToolFailure:
+            self.tool_end(tool_use_id, "failed")
+            raise
+        except BaseException:
+            self.tool_end(tool_use_id, "interrupted")
+            raise
+        self.tool_end(tool_use_id, "returned")
+
+
+def run_hook(
+    trace: Trace,
+    hook: HookProgram,
+    *,
+    interrupt: Callable[..., Any] | None,
+    state: StateView,
+    tool_use_id: str | None = None,
+) -> ProgramRun:
+    """Record ``hook_callback`` for a scenario callback, then run its program.
+
+    Call it only when the callback applies (``hook.applies_to``). ``interrupt`` is the event's raise API
+    (``None`` for After* events, whose programs cannot interrupt); ``tool_use_id`` is given for per-tool
+    events. The caller applies ``run.cancel`` (``True``: cancel with the runtime's default message).
+    """
+    trace.hook_callback(hook.event, hook.index, tool_use_id if hook.per_tool else None)
+    return run_program(hook.steps, interrupt=interrupt, state=state)
