@@ -3,6 +3,8 @@
     roc-conformance run --target reference|HOST:PORT [--profile P ...] [--report-dir DIR] [--junit FILE]
                         [--explore] [--max-examples N] [--steps N] [--timeout-scale F] [--quiet]
                         [--only GLOB ...] [--seed N] [--save-counterexamples DIR]
+    roc-conformance smoke --target reference|HOST:PORT [--timeout-scale F]
+                                      a few seconds: is the adapter itself working? (before a full run)
     roc-conformance checks            list every check and the requirements it verifies
     roc-conformance validate REPORT   validate a report.json against conformance/report.schema.json
     roc-conformance matrix REPORT...  implementations x requirements table (Markdown) for the docs
@@ -12,6 +14,11 @@ Exit codes of ``run`` (conformance/README.md, "Verdicts and exit codes"): 0 CONF
 handshake failed); 4 INCOMPLETE (nothing failed, but something a verdict needs was not judged); 5 NOTHING
 JUDGED (no requirement of a judged profile passed or failed: every check errored or was skipped, or
 ``--only`` matched no check).
+
+``smoke`` prints one line per probe (ok, ADAPTER FAULT with the fault and a hint, RUNTIME for a well formed
+answer RoC does not allow, not run) and a verdict line. Exit codes of ``smoke``: 0 the adapter works (also
+when the runtime answered wrongly: run the full suite for that); 3 the adapter is broken or unreachable;
+2 usage error.
 """
 
 from __future__ import annotations
@@ -141,6 +148,33 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt(f"signal {signum}")
 
 
+def _smoke(args: argparse.Namespace) -> int:
+    from roc_conformance.client import HarnessClient, Timeouts
+    from roc_conformance.errors import HarnessFault
+    from roc_conformance.smoke import smoke
+    from roc_conformance.target import resolve
+
+    if args.timeout_scale <= 0:
+        print("roc-conformance: --timeout-scale must be positive", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        target = resolve(args.target)
+    except ValueError as exc:
+        print(f"roc-conformance: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except HarnessFault as exc:
+        print(f"roc-conformance: cannot start the adapter: {exc}", file=sys.stderr)
+        print("ADAPTER BROKEN: the adapter did not start", file=sys.stderr)
+        return EXIT_FATAL
+    try:
+        with HarnessClient.connect(target.address, timeouts=Timeouts().scaled(args.timeout_scale)) as client:
+            report = smoke(client, args.target)
+    finally:
+        target.stop()
+    print(report.text())
+    return EXIT_OK if report.adapter_ok else EXIT_FATAL
+
+
 def _checks(args: argparse.Namespace) -> int:
     from roc_conformance.checks import all_checks
 
@@ -229,6 +263,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="run only checks whose name matches (repeatable), e.g. 'explicit:*' or 'vector:*'",
     )
     run.set_defaults(func=_run)
+    probe = commands.add_parser("smoke", help="a few seconds of probes: is the adapter itself working?")
+    probe.add_argument("--target", required=True, help="as for run: 'reference' or HOST:PORT")
+    probe.add_argument("--timeout-scale", type=float, default=1.0, help="multiply every RPC deadline")
+    probe.set_defaults(func=_smoke)
     checks = commands.add_parser("checks", help="list the checks and the requirements they verify")
     checks.set_defaults(func=_checks)
     validate = commands.add_parser("validate", help="validate a report.json against its schema")
