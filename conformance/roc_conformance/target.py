@@ -1,13 +1,18 @@
 """Where the adapter under test lives: an address to dial, or a process the runner starts (and restarts).
 
-``--target reference`` starts ``python -m roc_reference.cli serve --port 0``, reads the address it prints,
-and restarts it when it dies mid-run, so one crash costs one check, not the rest of the run.
+``--target reference`` starts ``python -m roc_reference.cli serve --port 0``; ``--target cmd:<command line>``
+starts any adapter the same way (the command line is split like a POSIX shell would, without running one).
+The runner reads the address from the process's first ``ROC-HARNESS-LISTENING host:port`` line (so the
+adapter must listen on a free port and print it, as ``roc_conformance.adapter.serve`` does), and restarts
+the process when it dies mid-run, so one crash costs one check, not the rest of the run.
+``--target HOST:PORT`` dials an adapter someone else started.
 """
 
 from __future__ import annotations
 
 import os
 import queue
+import shlex
 import subprocess
 import sys
 import threading
@@ -68,7 +73,10 @@ def reference_command() -> list[str]:
 
 def _spawn(command: list[str], *, timeout: float = 30.0) -> tuple[subprocess.Popen[str], str]:
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=None, text=True, env=env)
+    try:
+        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=None, text=True, env=env)
+    except OSError as exc:  # no such program, not executable: a cmd: target's typo is the usual cause
+        raise HarnessUnavailable("start", f"cannot start {command[0]!r}: {exc}") from exc
     assert proc.stdout is not None
     lines: queue.Queue[str] = queue.Queue()
 
@@ -98,10 +106,28 @@ def start_managed(command: list[str], label: str) -> Target:
     return Target(address=address, label=label, command=command, process=proc)
 
 
+CMD_PREFIX = "cmd:"
+
+
+def command_of(spec: str) -> list[str]:
+    """The argv of a ``cmd:<command line>`` target; ``ValueError`` when it is empty or badly quoted."""
+    try:
+        command = shlex.split(spec[len(CMD_PREFIX) :])
+    except ValueError as exc:
+        raise ValueError(f"target {spec!r}: cannot split the command line: {exc}") from exc
+    if not command:
+        raise ValueError(f"target {spec!r} names no command")
+    return command
+
+
 def resolve(spec: str) -> Target:
-    """``reference`` -> a managed reference adapter; ``HOST:PORT`` -> an address to dial."""
+    """``reference`` -> a managed reference adapter; ``cmd:<command line>`` -> a managed adapter process;
+    ``HOST:PORT`` -> an address to dial."""
     if spec == "reference":
         return start_managed(reference_command(), "reference")
+    if spec.startswith(CMD_PREFIX):
+        command = command_of(spec)
+        return start_managed(command, spec[len(CMD_PREFIX) :].strip())
     if ":" not in spec:
-        raise ValueError(f"target must be 'reference' or HOST:PORT, got {spec!r}")
+        raise ValueError(f"target must be 'reference', cmd:<command line> or HOST:PORT, got {spec!r}")
     return Target(address=spec, label=spec)

@@ -9,31 +9,17 @@ With ``--port 0`` the OS picks a free port; the first stdout line is always
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
-import threading
 from collections.abc import Sequence
-
-LISTENING_PREFIX = "ROC-HARNESS-LISTENING"
 
 
 def _serve(host: str, port: int, workers: int) -> int:
     # Imported here: the runtime core never needs gRPC, only this subcommand does.
-    from roc_reference.harness.server import make_server
+    from roc_conformance.adapter import serve
 
-    server, bound = make_server(host, port, workers=workers)
-    server.start()
-    print(f"{LISTENING_PREFIX} {host}:{bound}", flush=True)
-    stop = threading.Event()
+    from roc_reference.harness.server import HarnessServicer
 
-    def handle(signum: int, frame: object) -> None:
-        stop.set()
-
-    signal.signal(signal.SIGTERM, handle)
-    signal.signal(signal.SIGINT, handle)
-    stop.wait()
-    server.stop(grace=1.0).wait()
-    return 0
+    return serve(HarnessServicer(), host, port, workers=workers)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

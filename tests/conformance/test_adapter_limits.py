@@ -17,7 +17,6 @@ from roc_conformance.pb import jsonmap
 from roc_conformance.pb.roc.conformance.v1 import harness_pb2 as hpb
 from roc_harness_support import tool_spec
 from roc_reference.harness import build as build_module
-from roc_reference.harness import server as server_module
 from roc_reference.harness.server import MAX_LIVE_AGENTS, HarnessServicer
 
 # Safety net only: how long a thread may wait for another to reach a point. Never a measure of speed.
@@ -65,7 +64,7 @@ def test_concurrent_invokes_on_one_handle_each_get_only_their_own_trace(monkeypa
             threading.Event().wait(0.3)
         return original_call(self, messages)
 
-    monkeypatch.setattr(server_module.wire, "invoke_input", marking_input)
+    monkeypatch.setattr(wire, "invoke_input", marking_input)
     monkeypatch.setattr(build_module.CountingModel, "call", held_call)
     replies: dict[str, dict[str, Any]] = {}
 
@@ -151,7 +150,7 @@ def test_a_non_object_direct_call_input_is_a_harness_error_not_a_crash(monkeypat
     def decoded(request: hpb.InvokeRequest) -> dict[str, Any]:
         return {"directToolCall": {"name": "ask", "input": bad_input}}
 
-    monkeypatch.setattr(server_module.wire, "invoke_input", decoded)
+    monkeypatch.setattr(wire, "invoke_input", decoded)
     reply = invoke(servicer, agent, {"directToolCall": {"name": "ask", "input": {}}})
     assert "harnessError" in reply, reply
     assert not {"crash", "error", "result", "toolResult"} & set(reply), reply

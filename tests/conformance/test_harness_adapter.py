@@ -143,7 +143,7 @@ def test_an_exception_outside_the_error_set_is_a_crash_not_a_fault(client, adapt
     def boom(prompt):
         raise RuntimeError("kaput")
 
-    servicer._agents[agent].agent.invoke = boom
+    servicer._agents[agent].agent.agent.invoke = boom  # the handle's Built, its runtime Agent
     out = client.invoke(agent, {"prompt": "go"})
     assert out["crash"]["type"] == "RuntimeError"
     assert "kaput" in out["crash"]["message"]

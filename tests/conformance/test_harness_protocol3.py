@@ -83,7 +83,7 @@ def test_answer_metadata_that_is_not_an_object_is_invalid_response(client, metad
 def test_an_interrupt_step_passes_metadata_only_when_it_has_some():
     # Harness protocol 3: InterruptStep.metadata reaches the raise API's metadata keyword as it is; a step
     # without it calls the raise API with (name, reason) alone, as protocol 2 adapters did.
-    from roc_reference.harness.programs import TOOL_OPS, StateView, parse_steps, run_program
+    from roc_conformance.adapter.programs import TOOL_OPS, StateView, parse_steps, run_program
 
     calls: list[tuple[tuple[object, ...], dict[str, object]]] = []
 
@@ -102,7 +102,7 @@ def test_an_interrupt_step_passes_metadata_only_when_it_has_some():
 
 
 def test_interrupt_step_metadata_must_be_an_object():
-    from roc_reference.harness.programs import TOOL_OPS, ScenarioError, parse_steps
+    from roc_conformance.adapter.programs import TOOL_OPS, ScenarioError, parse_steps
 
     with pytest.raises(ScenarioError, match="metadata"):
         parse_steps([{"interrupt": {"name": "a", "metadata": "red"}}], TOOL_OPS, "tool")

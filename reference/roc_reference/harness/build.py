@@ -1,21 +1,34 @@
-"""AgentSpec (JSON) -> a live ``roc_reference.Agent`` whose every observable step is recorded as a trace.
+"""A kit ``Scenario`` -> a live ``roc_reference.Agent`` whose every observable step is recorded as a trace.
 
-Recording uses only public runtime surfaces, the way an adapter for any SDK would: hook callbacks placed
-so that they run before the scenario's own callbacks of the same event (so each event is recorded before the
-callbacks it runs; for After* events, which run in reverse registration order, that means registered last),
-tool wrappers around the step programs, and a scripted model that counts its calls. Nothing is written onto
-event objects.
+The adapter kit (``roc_conformance.adapter``) parses the scenario, runs the step programs, plays the
+scripted model and writes the events; this module puts those pieces on the runtime's public surfaces, the
+way an adapter for any SDK would: hook callbacks placed so that they run before the scenario's own
+callbacks of the same event (so each event is recorded before the callbacks it runs; for After* events,
+which run in reverse registration order, that means registered last), tool wrappers around the step
+programs, and a model wrapper around the kit's scripted model. Nothing is written onto event objects.
 """
 
 from __future__ import annotations
 
-import hashlib
-import tempfile
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
+
+from roc_conformance.adapter import (
+    HookProgram,
+    Scenario,
+    ScenarioError,
+    ScriptedModel,
+    StateView,
+    StoreDirectories,
+    ToolProgram,
+    Trace,
+    parse_scenario,
+    run_hook,
+    run_program,
+    tool_result_content,
+)
 
 from roc_reference.agent import Agent
 from roc_reference.executors import ConcurrentExecutor, Executor, SequentialExecutor
@@ -35,182 +48,59 @@ from roc_reference.hooks import (
 from roc_reference.models import EXHAUSTED_TEXT, ModelTurn
 from roc_reference.sessions import FileSessionManager, FileSessionStore
 from roc_reference.tools import Tool, ToolContext
-from roc_reference.types import JsonContent, Message, TextBlock, ToolResult, ToolUseBlock
-
-from .programs import (
-    HOOK_OPS,
-    PASSIVE_HOOK_OPS,
-    TOOL_OPS,
-    ProgramRun,
-    ScenarioError,
-    StateView,
-    Step,
-    parse_steps,
-    run_program,
-)
-
-HOOK_EVENTS = ("BeforeTools", "BeforeToolCall", "AfterToolCall", "AfterTools")
+from roc_reference.types import JsonContent, Message, TextBlock, ToolResult
 
 
-class Trace:
-    """The events of the current Invoke, in order; thread-safe (concurrent executors record from threads)."""
-
-    def __init__(self) -> None:
-        self._events: list[dict[str, Any]] = []
-        self._lock = threading.Lock()
-
-    def emit(self, kind: str, **fields: Any) -> None:
-        with self._lock:
-            self._events.append({"kind": kind, **fields})
-
-    def take(self) -> list[dict[str, Any]]:
-        with self._lock:
-            events, self._events = self._events, []
-            return events
+def _messages(scenario: Scenario) -> tuple[Message, ...]:
+    """The scripted turns as the runtime's assistant messages (validated once, at build time)."""
+    turns: list[Message] = []
+    for i, content in enumerate(scenario.turns):
+        try:
+            turns.append(Message.model_validate({"role": "assistant", "content": content}))
+        except ValueError as exc:
+            raise ScenarioError(f"model.turns[{i}]: {exc}") from exc
+    return tuple(turns)
 
 
 class CountingModel:
-    """The scripted model of the harness: call i answers turns[offset + i] (conformance/README.md)."""
+    """The runtime's model interface over the kit's scripted model (which records ``model_call``)."""
 
     def __init__(self, turns: Sequence[Message], trace: Trace, offset: int = 0) -> None:
         self.turns = list(turns)
-        self.trace = trace
-        self.next_turn = offset
-        self._lock = threading.Lock()
+        # The script's content is only counted here: the answers are the messages validated at build time.
+        self.script = ScriptedModel([[]] * len(self.turns), trace, offset)
+
+    @property
+    def next_turn(self) -> int:
+        return self.script.next_turn
 
     def call(self, messages: Sequence[Message]) -> ModelTurn:
-        with self._lock:
-            index = self.next_turn
-            self.next_turn += 1
-        self.trace.emit("model_call", turn=index)
-        if index >= len(self.turns):
+        reply = self.script.next_reply()
+        if reply.exhausted:
             return ModelTurn(Message(role="assistant", content=[TextBlock(text=EXHAUSTED_TEXT)]), "end_turn")
-        message = self.turns[index]
-        uses_tools = any(isinstance(b, ToolUseBlock) for b in message.content)
-        return ModelTurn(message, "tool_use" if uses_tools else "end_turn")
+        message = self.turns[reply.turn]
+        return ModelTurn(message, "tool_use" if message.tool_uses() else "end_turn")
 
 
-@dataclass(frozen=True)
-class ParsedSpec:
-    """A validated AgentSpec."""
-
-    agent_id: str
-    executor: str
-    turns: tuple[Message, ...]
-    tools: tuple[tuple[str, tuple[Step, ...]], ...]
-    hooks: tuple[tuple[str, str | None, tuple[Step, ...]], ...]
-    state: dict[str, Any] = field(default_factory=dict)
-    integrity: tuple[str, bytes] | None = None
-    session: tuple[str, str] | None = None  # (store name, session id)
-
-    def integrity_kwargs(self) -> dict[str, Any]:
-        """Agent keyword arguments for the configured integrity key (sign on write, verify on read)."""
-        if self.integrity is None:
-            return {}
-        key_id, secret = self.integrity
-        return {"integrity_keys": {key_id: secret}, "signing_key_id": key_id}
-
-
-def parse_spec(spec: Mapping[str, Any]) -> ParsedSpec:
-    """Validate the scenario; a ``ScenarioError`` becomes the adapter's harness_error."""
-    executor = spec.get("executor")
-    if executor not in ("sequential", "concurrent"):
-        raise ScenarioError(f"executor must be 'sequential' or 'concurrent', got {executor!r}")
-    model = spec.get("model") or {}
-    turns: list[Message] = []
-    for i, turn in enumerate(model.get("turns", [])):
-        try:
-            turns.append(Message.model_validate({"role": "assistant", "content": turn.get("content", [])}))
-        except ValueError as exc:
-            raise ScenarioError(f"model.turns[{i}]: {exc}") from exc
-    tools: list[tuple[str, tuple[Step, ...]]] = []
-    seen: set[str] = set()
-    for i, tool in enumerate(spec.get("tools", [])):
-        name = tool.get("name")
-        if not isinstance(name, str) or not name or name in seen:
-            raise ScenarioError(f"tools[{i}]: missing or duplicate name {name!r}")
-        seen.add(name)
-        tools.append((name, parse_steps(tool.get("steps", []), TOOL_OPS, f"tools[{i}].steps")))
-    hooks: list[tuple[str, str | None, tuple[Step, ...]]] = []
-    for i, hook in enumerate(spec.get("hooks", [])):
-        event = hook.get("event")
-        if event not in HOOK_EVENTS:
-            raise ScenarioError(f"hooks[{i}]: unknown event {event!r}")
-        allowed = HOOK_OPS if event in ("BeforeTools", "BeforeToolCall") else PASSIVE_HOOK_OPS
-        hooks.append(
-            (event, hook.get("toolName"), parse_steps(hook.get("steps", []), allowed, f"hooks[{i}].steps"))
-        )
-    state = spec.get("state") or {}
-    if not isinstance(state, dict):
-        raise ScenarioError("state must be a JSON object")
-    integrity = spec.get("integrity")
-    keys: tuple[str, bytes] | None = None
-    if integrity is not None:
-        if not isinstance(integrity.get("keyId"), str) or not isinstance(integrity.get("secret"), str):
-            raise ScenarioError("integrity needs a keyId and a secret")
-        # An empty key makes every HMAC computable by anyone (ROC-SEC-002 would sign nothing), and an empty
-        # key id names no key: refused as an unbuildable scenario, never silently accepted.
-        if not integrity["keyId"] or not integrity["secret"]:
-            raise ScenarioError("integrity keyId and secret must not be empty")
-        keys = (integrity["keyId"], integrity["secret"].encode("utf-8"))
-    binding = spec.get("session")
-    session: tuple[str, str] | None = None
-    if binding is not None:
-        if not isinstance(binding.get("store"), str) or not isinstance(binding.get("sessionId"), str):
-            raise ScenarioError("session needs a store and a sessionId")
-        session = (binding["store"], binding["sessionId"])
-    return ParsedSpec(
-        session=session,
-        integrity=keys,
-        agent_id=str(spec.get("agentId") or "agent"),
-        executor=executor,
-        turns=tuple(turns),
-        tools=tuple(tools),
-        hooks=tuple(hooks),
-        state=dict(state),
-    )
-
-
-class ScenarioToolFailure(Exception):
-    """Raised by a scenario tool's ``fail`` step: the body fails the way any tool body fails.
-
-    The runtime, not the adapter, must turn a failing body into an error result (ROC-TOOL-008), so the
-    adapter raises instead of building that result itself; otherwise the suite would only see the adapter.
-    """
-
-
-def _tool_result(tool_use_id: str, run: ProgramRun) -> ToolResult:
-    return ToolResult(
-        tool_use_id=tool_use_id,
-        status="success",
-        content=[JsonContent(json={"answers": run.answers, "value": run.value})],
-    )
-
-
-def _make_tool(name: str, steps: tuple[Step, ...], trace: Trace) -> Tool:
+def _make_tool(program: ToolProgram, trace: Trace) -> Tool:
     def body(tool_context: ToolContext, **_input: Any) -> ToolResult:
         use_id = tool_context.tool_use.tool_use_id
-        trace.emit("tool_start", toolUseId=use_id, name=name)
         view = StateView(
             get=lambda key: tool_context.agent.state.get(key),
             has=lambda key: key in tool_context.agent.state,
             put=lambda key, value: tool_context.agent.state.set(key, value),
         )
-        try:
-            run = run_program(steps, interrupt=tool_context.interrupt, state=view)
-        except BaseException:
-            # The body stopped at an interrupt: a pause (InterruptRaised) or a refused one (a RocError such
-            # as DUPLICATE_INTERRUPT_NAME or DIRECT_CALL_INTERRUPT). Either way it produced no result.
-            trace.emit("tool_end", toolUseId=use_id, outcome="interrupted")
-            raise
-        if run.end == "fail":
-            trace.emit("tool_end", toolUseId=use_id, outcome="failed")
-            raise ScenarioToolFailure(run.fail_message)
-        result = _tool_result(use_id, run)
-        trace.emit("tool_end", toolUseId=use_id, outcome="returned")
-        return result
+        # A ``fail`` step raises the kit's ToolFailure: the runtime, not the adapter, must turn a failing
+        # body into an error result (ROC-TOOL-008); otherwise the suite would only see the adapter.
+        with trace.tool_body(use_id, program.name):
+            content = tool_result_content(
+                run_program(program.steps, interrupt=tool_context.interrupt, state=view)
+            )
+            return ToolResult(
+                tool_use_id=use_id, status="success", content=[JsonContent(json=b["json"]) for b in content]
+            )
 
-    return Tool(name=name, fn=body, context=True, description=f"scenario tool {name}")
+    return Tool(name=program.name, fn=body, context=True, description=f"scenario tool {program.name}")
 
 
 def _record_message_added(trace: Trace, event: MessageAddedEvent) -> None:
@@ -222,28 +112,29 @@ def _record_message_added(trace: Trace, event: MessageAddedEvent) -> None:
     """
     history = event.agent.messages
     if history and history[-1] == event.message:
-        trace.emit("message_added", role=event.message.role)
+        trace.message_added(event.message.role)
+
+
+def _view(agent: Agent) -> StateView:
+    return StateView(get=agent.state.get, has=lambda k: k in agent.state, put=agent.state.set)
 
 
 class ScenarioHooks:
     """Registers the recorder callbacks, then the scenario's callbacks in spec order (hookIndex)."""
 
-    def __init__(self, parsed: ParsedSpec, trace: Trace) -> None:
-        self.parsed = parsed
+    def __init__(self, scenario: Scenario, trace: Trace) -> None:
+        self.scenario = scenario
         self.trace = trace
 
     def register_hooks(self, registry: HookRegistry, **_kwargs: Any) -> None:
         trace = self.trace
         registry.add_callback(
-            BeforeToolsEvent,
-            lambda e: trace.emit("before_tools", toolUseIds=[u.tool_use_id for u in e.message.tool_uses()]),
+            BeforeToolsEvent, lambda e: trace.before_tools([u.tool_use_id for u in e.message.tool_uses()])
         )
-        registry.add_callback(
-            BeforeToolCallEvent, lambda e: trace.emit("before_tool_call", toolUseId=e.tool_use.tool_use_id)
-        )
+        registry.add_callback(BeforeToolCallEvent, lambda e: trace.before_tool_call(e.tool_use.tool_use_id))
         registry.add_callback(MessageAddedEvent, lambda e: _record_message_added(trace, e))
-        registry.add_callback(BeforeInvocationEvent, lambda e: trace.emit("before_invocation"))
-        registry.add_callback(BeforeModelCallEvent, lambda e: trace.emit("before_model_call"))
+        registry.add_callback(BeforeInvocationEvent, lambda e: trace.before_invocation())
+        registry.add_callback(BeforeModelCallEvent, lambda e: trace.before_model_call())
         # An After* recorder must run before the scenario's callbacks of its event, and it must not mark the
         # event object to say it did (SDK events may refuse new attributes: strands-agents' do). The runtime
         # runs After* callbacks in reverse registration order (ROC-HOOK-014), so each recorder is registered
@@ -253,8 +144,8 @@ class ScenarioHooks:
         for event_type, record in after:
             if not event_type.reverse_order:
                 registry.add_callback(event_type, record)
-        for index, (event, tool_name, steps) in enumerate(self.parsed.hooks):
-            self._register(registry, index, event, tool_name, steps)
+        for hook in self.scenario.hooks:
+            self._register(registry, hook)
         for event_type, record in after:
             if event_type.reverse_order:
                 registry.add_callback(event_type, record)
@@ -263,66 +154,55 @@ class ScenarioHooks:
         trace = self.trace
 
         def after_tool_call(e: AfterToolCallEvent) -> None:
-            trace.emit("after_tool_call", toolUseId=e.tool_use.tool_use_id, status=e.result.status)
+            trace.after_tool_call(e.tool_use.tool_use_id, e.result.status)
 
         def after_tools(e: AfterToolsEvent) -> None:
-            trace.emit("after_tools", toolUseIds=[r.tool_use_id for r in e.message.tool_results()])
+            trace.after_tools([r.tool_use_id for r in e.message.tool_results()])
 
         return [
             (AfterToolCallEvent, after_tool_call),
             (AfterToolsEvent, after_tools),
-            (AfterInvocationEvent, lambda e: trace.emit("after_invocation")),
-            (AfterModelCallEvent, lambda e: trace.emit("after_model_call")),
+            (AfterInvocationEvent, lambda e: trace.after_invocation()),
+            (AfterModelCallEvent, lambda e: trace.after_model_call()),
         ]
 
-    def _register(
-        self, registry: HookRegistry, index: int, event: str, tool_name: str | None, steps: tuple[Step, ...]
-    ) -> None:
+    def _register(self, registry: HookRegistry, hook: HookProgram) -> None:
         trace = self.trace
-
-        def view(agent: Agent) -> StateView:
-            return StateView(get=agent.state.get, has=lambda k: k in agent.state, put=agent.state.set)
-
-        if event == "BeforeToolCall":
+        if hook.event == "BeforeToolCall":
 
             def before_tool_call(e: BeforeToolCallEvent) -> None:
-                if tool_name is not None and e.tool_use.name != tool_name:
-                    return
-                trace.emit("hook_callback", event=event, hookIndex=index, toolUseId=e.tool_use.tool_use_id)
-                run = run_program(steps, interrupt=e.interrupt, state=view(e.agent))
-                if run.cancel is not None:
-                    e.cancel_tool = run.cancel
+                if hook.applies_to([e.tool_use.name]):
+                    use_id = e.tool_use.tool_use_id
+                    run = run_hook(
+                        trace, hook, interrupt=e.interrupt, state=_view(e.agent), tool_use_id=use_id
+                    )
+                    if run.cancel is not None:
+                        e.cancel_tool = run.cancel
 
             registry.add_callback(BeforeToolCallEvent, before_tool_call)
-        elif event == "BeforeTools":
+        elif hook.event == "BeforeTools":
 
             def before_tools(e: BeforeToolsEvent) -> None:
-                if tool_name is not None and all(u.name != tool_name for u in e.message.tool_uses()):
-                    return
-                trace.emit("hook_callback", event=event, hookIndex=index)
-                run = run_program(steps, interrupt=e.interrupt, state=view(e.agent))
-                if run.cancel is not None:
-                    e.cancel = run.cancel
+                if hook.applies_to([u.name for u in e.message.tool_uses()]):
+                    run = run_hook(trace, hook, interrupt=e.interrupt, state=_view(e.agent))
+                    if run.cancel is not None:
+                        e.cancel = run.cancel
 
             registry.add_callback(BeforeToolsEvent, before_tools)
-        elif event == "AfterToolCall":
+        elif hook.event == "AfterToolCall":
 
             def after_tool_call(e: AfterToolCallEvent) -> None:
-                if tool_name is not None and e.tool_use.name != tool_name:
-                    return
-                trace.emit("hook_callback", event=event, hookIndex=index, toolUseId=e.tool_use.tool_use_id)
-                run_program(steps, interrupt=None, state=view(e.agent))
+                if hook.applies_to([e.tool_use.name]):
+                    run_hook(
+                        trace, hook, interrupt=None, state=_view(e.agent), tool_use_id=e.tool_use.tool_use_id
+                    )
 
             registry.add_callback(AfterToolCallEvent, after_tool_call)
         else:
 
             def after_tools(e: AfterToolsEvent) -> None:
-                if tool_name is not None and all(
-                    u.name != tool_name for u in e.assistant_message.tool_uses()
-                ):
-                    return
-                trace.emit("hook_callback", event=event, hookIndex=index)
-                run_program(steps, interrupt=None, state=view(e.agent))
+                if hook.applies_to([u.name for u in e.assistant_message.tool_uses()]):
+                    run_hook(trace, hook, interrupt=None, state=_view(e.agent))
 
             registry.add_callback(AfterToolsEvent, after_tools)
 
@@ -333,96 +213,110 @@ class Built:
 
     agent: Agent
     trace: Trace
-    parsed: ParsedSpec
+    scenario: Scenario
     session: FileSessionManager | None = None
 
 
 class Stores:
-    """The session stores of one adapter process: one directory per store name, created on first use."""
+    """The session stores of one adapter process: one runtime store per store name, created on first use."""
 
     def __init__(self) -> None:
-        self._root: tempfile.TemporaryDirectory[str] | None = None
+        self._dirs = StoreDirectories()
         self._stores: dict[str, FileSessionStore] = {}
         self._lock = threading.Lock()
 
     def get(self, name: str) -> FileSessionStore:
         with self._lock:
-            if self._root is None:
-                self._root = tempfile.TemporaryDirectory(prefix="roc-harness-stores-")
             store = self._stores.get(name)
             if store is None:
-                digest = hashlib.sha256(name.encode("utf-8")).hexdigest()[:24]
-                store = FileSessionStore(Path(self._root.name) / digest)
+                store = FileSessionStore(self._dirs.path(name))
                 self._stores[name] = store
             return store
 
     def close(self) -> None:
         with self._lock:
-            if self._root is not None:
-                self._root.cleanup()
-                self._root = None
+            self._dirs.close()
             self._stores.clear()
 
 
-def _session(parsed: ParsedSpec, stores: Stores | None) -> FileSessionManager | None:
+def _integrity_kwargs(scenario: Scenario) -> dict[str, Any]:
+    """Agent keyword arguments for the configured integrity key (sign on write, verify on read)."""
+    key = scenario.integrity
+    return {} if key is None else {"integrity_keys": {key.key_id: key.secret}, "signing_key_id": key.key_id}
+
+
+def _session(scenario: Scenario, stores: Stores | None) -> FileSessionManager | None:
     """The runtime's session manager for the binding (the store validates the session id: ROC-SEC-006)."""
-    if parsed.session is None:
+    if scenario.session is None:
         return None
     if stores is None:
         raise ScenarioError("this adapter keeps no session stores")
-    store_name, session_id = parsed.session
-    keys = parsed.integrity_kwargs()
-    signing = (keys["signing_key_id"], keys["integrity_keys"][keys["signing_key_id"]]) if keys else None
-    return stores.get(store_name).manager(session_id, signing_key=signing)
+    key = scenario.integrity
+    signing = None if key is None else (key.key_id, key.secret)
+    return stores.get(scenario.session.store).manager(scenario.session.session_id, signing_key=signing)
 
 
 def _parts(
-    parsed: ParsedSpec, trace: Trace, offset: int
+    scenario: Scenario, trace: Trace, offset: int
 ) -> tuple[CountingModel, list[Tool], ScenarioHooks, Executor]:
-    model = CountingModel(parsed.turns, trace, offset)
-    tools = [_make_tool(name, steps, trace) for name, steps in parsed.tools]
-    executor: Executor = ConcurrentExecutor() if parsed.executor == "concurrent" else SequentialExecutor()
-    return model, tools, ScenarioHooks(parsed, trace), executor
+    model = CountingModel(_messages(scenario), trace, offset)
+    tools = [_make_tool(program, trace) for program in scenario.tools]
+    executor: Executor = ConcurrentExecutor() if scenario.executor == "concurrent" else SequentialExecutor()
+    return model, tools, ScenarioHooks(scenario, trace), executor
 
 
-def build_agent(spec: Mapping[str, Any], stores: Stores | None = None) -> Built:
-    """A fresh agent for ``spec``; with a session binding it loads whatever its session holds."""
-    parsed = parse_spec(spec)
-    trace = Trace()
-    model, tools, hooks, executor = _parts(parsed, trace, 0)
-    session = _session(parsed, stores)
+def build(scenario: Scenario, trace: Trace, stores: Stores | None = None) -> Built:
+    """A fresh agent for ``scenario``; with a session binding it loads whatever its session holds."""
+    model, tools, hooks, executor = _parts(scenario, trace, 0)
+    session = _session(scenario, stores)
     agent = Agent(
         model,
         tools=tools,
         hooks=[hooks],
         executor=executor,
-        state=parsed.state,
-        agent_id=parsed.agent_id,
+        state=scenario.state,
+        agent_id=scenario.agent_id,
         session=session,
-        **parsed.integrity_kwargs(),
+        **_integrity_kwargs(scenario),
     )
-    return Built(agent, trace, parsed, session)
+    return Built(agent, trace, scenario, session)
 
 
-def restore_agent(snapshot: Any, spec: Mapping[str, Any], model_turn_offset: int) -> Built:
-    """A fresh agent built from ``spec`` (tools, hooks, model, executor) continuing from ``snapshot``.
+def restore(snapshot: Any, scenario: Scenario, trace: Trace, model_turn_offset: int) -> Built:
+    """A fresh agent built from ``scenario`` (tools, hooks, model, executor) continuing from ``snapshot``.
 
     Raises the runtime's ``RocError`` (SNAPSHOT_*) for a snapshot it refuses.
     """
-    parsed = parse_spec(spec)
-    trace = Trace()
-    model, tools, hooks, executor = _parts(parsed, trace, model_turn_offset)
+    model, tools, hooks, executor = _parts(scenario, trace, model_turn_offset)
     agent = Agent.from_snapshot(
         snapshot,
         model=model,
         tools=tools,
         hooks=[hooks],
         executor=executor,
-        agent_id=parsed.agent_id,  # the definition's id: a snapshot of another agent is refused
-        **parsed.integrity_kwargs(),
+        agent_id=scenario.agent_id,  # the definition's id: a snapshot of another agent is refused
+        **_integrity_kwargs(scenario),
     )
-    # Whatever fired while restoring stays in the trace; the servicer reports it with the new handle.
-    return Built(agent, trace, parsed)
+    return Built(agent, trace, scenario)
 
 
-__all__ = ["Built", "ScenarioError", "Stores", "Trace", "build_agent", "restore_agent"]
+def build_agent(spec: Mapping[str, Any], stores: Stores | None = None) -> Built:
+    """``build`` from an AgentSpec's JSON (for tests and tools that hold a spec, not a kit ``Scenario``)."""
+    return build(parse_scenario(spec), Trace(), stores)
+
+
+def restore_agent(snapshot: Any, spec: Mapping[str, Any], model_turn_offset: int) -> Built:
+    """``restore`` from an AgentSpec's JSON; events fired while restoring stay in the trace."""
+    return restore(snapshot, parse_scenario(spec), Trace(), model_turn_offset)
+
+
+__all__ = [
+    "Built",
+    "ScenarioError",
+    "Stores",
+    "Trace",
+    "build",
+    "build_agent",
+    "restore",
+    "restore_agent",
+]
