@@ -49,7 +49,13 @@ def run_machine(cls: Any, settings: Any, seed: int | None) -> None:
         run_state_machine_as_test(cls, settings=settings)
         return
     # run_state_machine_as_test takes no seed; the test it builds does, like any @given test.
-    fixed_seed(seed)(get_state_machine_test(cls, settings=settings))()
+    test: Any = fixed_seed(seed)(get_state_machine_test(cls, settings=settings))
+    # @seed also switches the example database off (Hypothesis means it for reproducing one run). An explore
+    # run has a seed and a database: it replays its stored failures first, then draws from the seed. The
+    # attribute is the one @seed itself replaced; the test reads it when called.
+    if getattr(test, "_hypothesis_internal_use_settings", None) is not None:
+        test._hypothesis_internal_use_settings = settings
+    test()
 
 
 MAX_ROUNDS = 6
@@ -77,12 +83,13 @@ def _runner(name: str, executor_profile: str) -> Any:
                 ledger=ledger,
             ),
             machine.MachineLedger(),
+            database_key=name,
         )
 
     return run
 
 
-def run_rounds(ctx: CheckContext, build: Any, ledger: Any) -> None:
+def run_rounds(ctx: CheckContext, build: Any, ledger: Any, *, database_key: str = "machine") -> None:
     """Run the machine until it passes, each round tolerating the failures found before.
 
     Round 1 is the ordinary run. When it fails, Hypothesis has shrunk the failure: that is a primary finding.
@@ -94,10 +101,13 @@ def run_rounds(ctx: CheckContext, build: Any, ledger: Any) -> None:
 
     tolerate: frozenset[str] = frozenset()
     finished = False
-    for _ in range(MAX_ROUNDS):
+    for round_no in range(1, MAX_ROUNDS + 1):
+        # Each round keeps its own examples: a later round tolerates the failures of the earlier ones, so it
+        # would find their stored examples passing and delete them before the next explore run replays them.
+        hypothesis = ctx.settings.hypothesis(f"{database_key}/round-{round_no}")
         try:
             with shrink_budget(ctx.settings.shrink_seconds):
-                run_machine(build(tolerate, ledger), ctx.settings.hypothesis(), ctx.settings.seed)
+                run_machine(build(tolerate, ledger), hypothesis, ctx.settings.seed)
         except Exception as exc:
             violations = find_violations(exc)
             if find_fault(exc) is not None or not violations:
