@@ -15,8 +15,9 @@ Using it::
         result = agent.invoke(answers)
 
 * ``model(messages)`` returns ``(content_blocks, stop_reason)`` for the next assistant turn.
-* A tool is ``fn(ctx, tool_input)``: its return value becomes ``[{"json": value}]``, a ``str``
-  ``[{"text": value}]``; an exception becomes an error result holding its message. ``ctx.interrupt(name,
+* A tool is ``fn(ctx, tool_input)`` returning its result content, a list of ``{"text": str}`` and
+  ``{"json": value}`` items (a ``str`` is one text item); an exception becomes an error result holding its
+  message. ``ctx.interrupt(name,
   reason)`` returns the caller's answer, or pauses the agent until there is one.
 * Hook callbacks get an ``Event``; on ``BeforeTools`` / ``BeforeToolCall`` they may call
   ``event.interrupt(...)`` or set ``event.cancel`` (``True`` or a message).
@@ -101,13 +102,12 @@ def json_problem(value: JSON, max_bytes: int | None = MAX_VALUE_BYTES) -> str | 
                 return "a number that is not finite"
         else:
             return f"a {type(item).__name__} is not JSON"
-    if max_bytes is not None:
-        try:
-            size = len(rfc8785.dumps(value))  # the canonical form (spec 8.2) is what the limit counts
-        except Exception as exc:  # lone surrogates and the like
-            return f"no canonical form: {exc}"
-        if size > max_bytes:
-            return f"larger than {max_bytes} bytes in canonical form"
+    try:
+        size = len(rfc8785.dumps(value))  # the canonical form (spec 8.2) is what the size limit counts
+    except Exception as exc:  # a lone surrogate, say
+        return f"no canonical form: {exc}"
+    if max_bytes is not None and size > max_bytes:
+        return f"larger than {max_bytes} bytes in canonical form"
     return None
 
 
@@ -122,20 +122,14 @@ class _Pause(BaseException):
     """Unwinds a unit that raised an unanswered interrupt (``except Exception`` in a tool body misses it)."""
 
 
-_UNANSWERED: Any = object()
-
-
 @dataclass
 class Stored:
     """An interrupt of the pending batch, its answer, and which callback raised it (``None``: a tool body)."""
 
     interrupt: dict[str, Any]
     owner: int | None
-    response: JSON = _UNANSWERED
-
-    @property
-    def answered(self) -> bool:
-        return self.response is not _UNANSWERED  # answered by presence, not truthiness (ROC-RESUME-009)
+    answered: bool = False  # by the presence of an answer, not its truthiness (ROC-RESUME-009)
+    response: JSON = None
 
 
 class Unit:
@@ -207,8 +201,9 @@ class Event:
 
     name: str
     agent: Agent
-    message: Message | None = None  # MessageAdded, AfterModelCall: the message; batch events: the assistant's
-    tool_use: dict[str, Any] | None = None  # BeforeToolCall, AfterToolCall
+    # MessageAdded, AfterModelCall: the message; BeforeTools, AfterTools: the batch's assistant message
+    message: Message = field(default_factory=dict)
+    tool_use: dict[str, Any] = field(default_factory=dict)  # BeforeToolCall, AfterToolCall
     result: Any = None  # AfterToolCall: the tool result; AfterTools: the tool-result message; AfterInvocation
     cancel: bool | str = False  # BeforeTools, BeforeToolCall: True or a message refuses the tool(s)
     _unit: Unit | None = field(default=None, repr=False)
@@ -294,7 +289,8 @@ class Agent:
         begun = False
         try:
             for interrupt_id, response in answers:
-                self.stored[interrupt_id].response = copy.deepcopy(response)
+                stored = self.stored[interrupt_id]
+                stored.answered, stored.response = True, copy.deepcopy(response)
             begun = True
             self._fire("BeforeInvocation")  # ROC-HOOK-001
             if not answers:  # ROC-TOOL-016, ROC-HOOK-004; ROC-RESUME-013: an answer is never a message
@@ -376,7 +372,7 @@ class Agent:
                 content, stop_reason = self.model(copy.deepcopy(self.messages))
                 turn = {"role": "assistant", "content": copy.deepcopy(content)}
                 self._fire("AfterModelCall", message=copy.deepcopy(turn))
-                if not _tool_uses(turn):  # ROC-TOOL-001: the turn ends the invocation with its stop reason
+                if not tool_uses(turn):  # ROC-TOOL-001: the turn ends the invocation with its stop reason
                     self._append(turn)
                     stop = "end_turn" if stop_reason == "tool_use" else stop_reason
                     return {"stopReason": stop, "message": copy.deepcopy(turn), "interrupts": []}
@@ -398,7 +394,7 @@ class Agent:
 
     def _cycle(self, assistant: Message, results: dict[str, Any]) -> list[dict[str, Any]]:
         """One tool cycle over the pending batch; the interrupts to report (none: the batch completed)."""
-        uses = _tool_uses(assistant)
+        uses = tool_uses(assistant)
         ran: set[tuple[str, str | None]] = {("before_tools", None)}  # units that ran (ROC-ANSWER-005)
         before = Event("BeforeTools", self, message=copy.deepcopy(assistant))  # ROC-HOOK-006, ROC-HOOK-007
         raised = self.hooks.fire_interruptible(before, Unit(self, "before_tools", None))
@@ -519,21 +515,32 @@ class Agent:
         self.stored, self.pending = copy.deepcopy(saved.stored), copy.deepcopy(saved.pending)
 
 
-def _tool_uses(message: Message) -> list[dict[str, Any]]:
-    return [block["toolUse"] for block in message["content"] if "toolUse" in block]
+def tool_uses(message: Message) -> list[dict[str, Any]]:
+    """The tool uses of a message, in order."""
+    return [block["toolUse"] for block in message.get("content", []) if "toolUse" in block]
 
 
 def _result_message(assistant: Message, results: dict[str, Any]) -> Message:
     """The tool-result message: one result per tool use that has one, in tool-use order (ROC-TOOL-004)."""
-    ordered = [results[u["toolUseId"]] for u in _tool_uses(assistant) if u["toolUseId"] in results]
+    ordered = [results[u["toolUseId"]] for u in tool_uses(assistant) if u["toolUseId"] in results]
     return {"role": "user", "content": [{"toolResult": copy.deepcopy(r)} for r in ordered]}
 
 
 def _body_result(tool_use_id: str, value: Any) -> dict[str, Any]:
-    if isinstance(value, Exception):
+    """A tool's result from what its body gave: an exception, a text, or a list of content items."""
+    if isinstance(value, Exception):  # ROC-TOOL-008: the failure message as one text block
         return text_result(tool_use_id, str(value))
     if isinstance(value, str):
         return text_result(tool_use_id, value, "success")
-    if json_problem(value) is not None:
-        return text_result(tool_use_id, "the tool returned a value that is not JSON")
-    return {"toolUseId": tool_use_id, "status": "success", "content": [{"json": copy.deepcopy(value)}]}
+    if not (isinstance(value, list) and all(_is_item(item) for item in value)):
+        return text_result(tool_use_id, "the tool returned no list of text and json items")
+    return {"toolUseId": tool_use_id, "status": "success", "content": copy.deepcopy(value)}
+
+
+def _is_item(item: Any) -> bool:
+    """A tool-result item: ``{"text": str}`` or ``{"json": value}`` (spec 2.3)."""
+    if not isinstance(item, dict) or len(item) != 1:
+        return False
+    if "text" in item:
+        return isinstance(item["text"], str)
+    return "json" in item and json_problem(item["json"], None) is None
