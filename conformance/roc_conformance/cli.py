@@ -3,7 +3,7 @@
     roc-conformance run --target reference|HOST:PORT [--profile P ...] [--report-dir DIR] [--junit FILE]
                         [--explore] [--max-examples N] [--steps N] [--timeout-scale F] [--quiet]
                         [--only GLOB ...] [--seed N] [--save-counterexamples DIR]
-    roc-conformance smoke --target reference|HOST:PORT [--timeout-scale F]
+    roc-conformance smoke --target reference|cmd:...|HOST:PORT [--timeout-scale F]
                                       a few seconds: is the adapter itself working? (before a full run)
     roc-conformance checks            list every check and the requirements it verifies
     roc-conformance validate REPORT   validate a report.json against conformance/report.schema.json
@@ -151,7 +151,7 @@ def _interrupt(signum: int, frame: object) -> None:
 def _smoke(args: argparse.Namespace) -> int:
     from roc_conformance.client import HarnessClient, Timeouts
     from roc_conformance.errors import HarnessFault
-    from roc_conformance.smoke import smoke
+    from roc_conformance.smoke import process_exit, smoke
     from roc_conformance.target import resolve
 
     if args.timeout_scale <= 0:
@@ -168,7 +168,7 @@ def _smoke(args: argparse.Namespace) -> int:
         return EXIT_FATAL
     try:
         with HarnessClient.connect(target.address, timeouts=Timeouts().scaled(args.timeout_scale)) as client:
-            report = smoke(client, args.target)
+            report = smoke(client, args.target, exit_code=process_exit(target))
     finally:
         target.stop()
     print(report.text())
@@ -264,7 +264,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.set_defaults(func=_run)
     probe = commands.add_parser("smoke", help="a few seconds of probes: is the adapter itself working?")
-    probe.add_argument("--target", required=True, help="as for run: 'reference' or HOST:PORT")
+    probe.add_argument(
+        "--target", required=True, help="as for run: 'reference', cmd:<command line> or HOST:PORT"
+    )
     probe.add_argument("--timeout-scale", type=float, default=1.0, help="multiply every RPC deadline")
     probe.set_defaults(func=_smoke)
     checks = commands.add_parser("checks", help="list the checks and the requirements they verify")

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,6 +50,7 @@ from roc_conformance.errors import (
 )
 from roc_conformance.oracle import Driver, Prompt, Violation
 from roc_conformance.settings import CERTIFY
+from roc_conformance.target import Target
 
 OK = "ok"
 ADAPTER = "ADAPTER FAULT"
@@ -472,6 +474,7 @@ class Smoke:
     checked: CheckedClient | None = None
     drivers: list[Driver] = field(default_factory=list)
     create_failed: str = ""
+    exit_code: Callable[[], int | None] | None = None  # a started adapter process: its exit code, if it ended
 
     def probe(self, name: str, body: Callable[[], str]) -> None:
         """Run one probe; ``body`` returns a short note for an ok line or raises."""
@@ -482,10 +485,11 @@ class Smoke:
         try:
             note = body()
         except HarnessFault as fault:
-            problems = explain(fault, timeouts)
+            code = self.exit_code() if self.exit_code is not None else None
+            problems = explain(fault, timeouts) if code is None else [_exited(fault.rpc, code)]
             detail = "; ".join(p.message for p in problems)
             self.report.findings.append(Finding(name, ADAPTER, detail, [p.hint for p in problems]))
-            if isinstance(fault, HarnessTimeout | HarnessUnavailable):
+            if code is not None or isinstance(fault, HarnessTimeout | HarnessUnavailable):
                 raise _Stop from fault
             return
         except AgentRefused as refused:
@@ -657,6 +661,35 @@ class Smoke:
         return self.report
 
 
-def smoke(client: HarnessClient, target: str) -> SmokeReport:
-    """Run every probe against the adapter behind ``client``; ``target`` names it in the report."""
-    return Smoke(client, SmokeReport(target)).run()
+def _exited(rpc: str, code: int) -> Problem:
+    return Problem(
+        f"the adapter process exited with code {code} during {rpc}",
+        "read the adapter's stderr above; the process must survive anything a runtime does",
+    )
+
+
+def process_exit(target: Target) -> Callable[[], int | None] | None:
+    """For a target this run started: a function giving the process's exit code once it has ended."""
+    if target.process is None:
+        return None
+    proc = target.process
+
+    def exit_code() -> int | None:
+        try:
+            # Asked only after a fault: a process dying right now needs a moment to be reaped.
+            return proc.wait(timeout=0.5)
+        except subprocess.TimeoutExpired:
+            return None
+
+    return exit_code
+
+
+def smoke(
+    client: HarnessClient, target: str, *, exit_code: Callable[[], int | None] | None = None
+) -> SmokeReport:
+    """Run every probe against the adapter behind ``client``; ``target`` names it in the report.
+
+    ``exit_code`` (see ``process_exit``): the adapter is a process this run started, so a fault is first
+    checked against its death.
+    """
+    return Smoke(client, SmokeReport(target), exit_code=exit_code).run()

@@ -12,9 +12,19 @@ from typing import Any
 import pytest
 from roc_conformance import cli
 from roc_conformance.client import Timeouts
-from roc_conformance.smoke import ADAPTER, NOT_RUN, OK, SmokeReport, smoke, trace_problems
+from roc_conformance.smoke import (
+    ADAPTER,
+    NOT_RUN,
+    OK,
+    RUNTIME,
+    SmokeReport,
+    process_exit,
+    smoke,
+    trace_problems,
+)
 from roc_conformance.target import start_managed
 from roc_harness_support import client_for, load_broken, serving
+from roc_reference.harness.server import HarnessServicer
 
 ADAPTERS = Path(__file__).resolve().parents[2] / "conformance" / "fixtures" / "broken_adapters"
 
@@ -99,7 +109,7 @@ def test_an_adapter_process_that_dies_is_named(name: str) -> None:
     target = start_managed([sys.executable, str(ADAPTERS / "serve.py"), name], name)
     try:
         with client_for(target.address, SHORT) as client:
-            report = smoke(client, target.address)
+            report = smoke(client, target.address, exit_code=process_exit(target))
     finally:
         target.stop()
     assert any(module.FAULT in f.detail for f in report.adapter_faults), report.text()
@@ -180,3 +190,13 @@ def test_each_trace_rule_is_named() -> None:
     assert orphan == ["trace[1] tool_end 't' without a tool_start before it"]
     twice = _messages(_reply(START, START, END))
     assert twice == ["invocation_start 2 times in one reply"]
+
+
+def test_a_claim_without_core_is_the_runtimes_finding_not_the_adapters() -> None:
+    report = _smoke(HarnessServicer(profiles=("hooks", "sequential-executor", "teleport")))
+    describe = report.findings[0]
+    assert describe.probe == "Describe"
+    assert describe.status == RUNTIME, report.text()
+    assert "ROC-CONF-002" in describe.detail
+    assert "ROC-CONF-005" in describe.detail
+    assert report.adapter_ok, report.text()
