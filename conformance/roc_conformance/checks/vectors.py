@@ -1,11 +1,13 @@
 """Static vectors (conformance/vectors/v1/*.json) as checks: one check per vector, named ``vector:<id>``.
 
 Running a vector, and comparing what it observed with the oracle and the vector's own expectations, is the
-oracle's job (``roc_conformance.oracle.vectors.run_vector``); this module only wraps it as a Check.
+oracle's job (``roc_conformance.oracle.vectors.run_vector``); this module only wraps it as a Check, the same
+one for the suite's vectors and for a file replayed with ``roc-conformance replay``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from roc_conformance.checks.base import Check, CheckContext, Finding
@@ -28,7 +30,7 @@ def derive_profiles(vector: dict[str, Any]) -> tuple[str, ...]:
     return tuple(profiles)
 
 
-def _runner(vector: dict[str, Any]) -> Any:
+def _runner(vector: dict[str, Any], on_transcript: Callable[[str], None] | None = None) -> Any:
     def run(ctx: CheckContext) -> None:
         from roc_conformance.oracle.check import merge
         from roc_conformance.oracle.driver import IN_SYNC
@@ -38,6 +40,8 @@ def _runner(vector: dict[str, Any]) -> Any:
         # SHOULD-level findings fail their (unscored) requirement too; the profile verdict ignores them.
         found = [*violations, *getattr(driver, "warnings", [])]
         transcript = driver.transcript()
+        if on_transcript is not None:
+            on_transcript(transcript)
         if found:
             merged = merge(list(found), f"vector {vector['id']}: {vector.get('title', '')}")
             ctx.evidence.fail(Finding(merged.requirements, merged.message, counterexample=transcript))
@@ -53,28 +57,29 @@ def _runner(vector: dict[str, Any]) -> Any:
     return run
 
 
+def vector_check(vector: dict[str, Any], on_transcript: Callable[[str], None] | None = None) -> Check:
+    """The check of one vector; ``on_transcript`` receives its RPC transcript, whether it passes or not.
+
+    Raises ValueError for a vector that names no requirement (a check must verify something).
+    """
+    reqs = tuple(dict.fromkeys(str(r) for r in vector.get("requirements", [])))
+    return Check(
+        name=f"vector:{vector['id']}",
+        requirements=reqs,
+        run=_runner(vector, on_transcript),
+        profiles=derive_profiles(vector),
+        kind="vector",
+        description=str(vector.get("title", "")),
+    )
+
+
 def vector_checks() -> list[Check]:
     """One check per static vector (none when the oracle or the vectors are not there)."""
     try:
         from roc_conformance.oracle.vectors import load_vectors
     except ImportError:
         return []
-    checks: list[Check] = []
-    for vector in load_vectors():
-        reqs = tuple(dict.fromkeys(str(r) for r in vector.get("requirements", [])))
-        if not reqs:
-            continue
-        checks.append(
-            Check(
-                name=f"vector:{vector['id']}",
-                requirements=reqs,
-                run=_runner(vector),
-                profiles=derive_profiles(vector),
-                kind="vector",
-                description=str(vector.get("title", "")),
-            )
-        )
-    return checks
+    return [vector_check(vector) for vector in load_vectors() if vector.get("requirements")]
 
 
-__all__ = ["ConformanceViolation", "derive_profiles", "vector_checks"]
+__all__ = ["ConformanceViolation", "derive_profiles", "vector_check", "vector_checks"]
