@@ -25,7 +25,7 @@ import threading
 import traceback
 import uuid
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar, cast
 
@@ -49,6 +49,7 @@ a cap a client that never disposes grows the process without bound. The suite di
 leaves behind, so a run holds a handful; a CreateAgent or RestoreAgent past the cap is a harness_error."""
 
 AgentT = TypeVar("AgentT")
+ReplyT = TypeVar("ReplyT")
 
 
 class Refused(Exception):
@@ -268,8 +269,14 @@ class HarnessService(hgrpc.HarnessServiceServicer):
         return self.adapter.error_json(exc)
 
     @staticmethod
-    def _error(error: Mapping[str, Any]) -> Any:
-        return jsonmap.to_proto("Error", dict(error))
+    def _refused(reply: Callable[..., ReplyT], error: Mapping[str, Any]) -> ReplyT:
+        """A reply carrying the runtime's Error; one that does not map to an Error is the adapter's fault."""
+        try:
+            return reply(error=jsonmap.to_proto("Error", dict(error)))
+        except JsonMappingError as exc:
+            return reply(
+                harness_error=harness_error(f"cannot encode the runtime's error {dict(error)!r}: {exc}")
+            )
 
     # -- RPCs -------------------------------------------------------------------------------------------
 
@@ -306,7 +313,7 @@ class HarnessService(hgrpc.HarnessServiceServicer):
             return hpb.CreateAgentResponse(harness_error=harness_error(str(exc)))
         except Exception as exc:  # a refusal of the runtime (a bad session id, ...) or an adapter bug
             if (error := self._refusal(exc)) is not None:
-                return hpb.CreateAgentResponse(error=self._error(error))
+                return self._refused(hpb.CreateAgentResponse, error)
             return hpb.CreateAgentResponse(harness_error=_unexpected(exc))
         trace.take()
         handle = self._add(LiveAgent(agent, trace, scenario))
@@ -389,7 +396,7 @@ class HarnessService(hgrpc.HarnessServiceServicer):
             return hpb.TakeSnapshotResponse(harness_error=harness_error(str(exc)))
         except Exception as exc:
             if (error := self._refusal(exc)) is not None:
-                return hpb.TakeSnapshotResponse(error=self._error(error))
+                return self._refused(hpb.TakeSnapshotResponse, error)
             return hpb.TakeSnapshotResponse(harness_error=_unexpected(exc))
         return hpb.TakeSnapshotResponse(snapshot_json=text)
 
@@ -414,7 +421,7 @@ class HarnessService(hgrpc.HarnessServiceServicer):
             return hpb.RestoreAgentResponse(harness_error=harness_error(str(exc)))
         except Exception as exc:
             if (error := self._refusal(exc)) is not None:
-                return hpb.RestoreAgentResponse(error=self._error(error))
+                return self._refused(hpb.RestoreAgentResponse, error)
             return hpb.RestoreAgentResponse(harness_error=_unexpected(exc))
         handle = self._add(LiveAgent(agent, trace, scenario))
         if handle is None:
