@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import subprocess
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -109,6 +110,10 @@ class SmokeReport:
     def adapter_ok(self) -> bool:
         return not self.adapter_faults
 
+    @property
+    def full_run(self) -> str:
+        return f"roc-conformance run --target {shlex.quote(self.target)}"
+
     def verdict(self) -> str:
         if not self.adapter_ok:
             probes = ", ".join(f.probe for f in self.adapter_faults)
@@ -119,9 +124,9 @@ class SmokeReport:
         if self.runtime_findings:
             return (
                 f"ADAPTER OK; the runtime is not conformant in {len(self.runtime_findings)} probe(s): not "
-                f"the adapter's fault, run the full suite (roc-conformance run --target {self.target})"
+                f"the adapter's fault, run the full suite ({self.full_run})"
             )
-        return f"ADAPTER OK: run the full suite next (roc-conformance run --target {self.target})"
+        return f"ADAPTER OK: run the full suite next ({self.full_run})"
 
     def text(self) -> str:
         lines = [f"roc-conformance smoke {self.target}"]
