@@ -43,7 +43,9 @@ NAMES: list[str] = SUPPORT.adapter_names()
 IN_PROCESS = [n for n in NAMES if getattr(SUPPORT.load(n), "IN_PROCESS", True)]
 OWN_PROCESS = [n for n in NAMES if n not in IN_PROCESS]
 
-SHORT = Timeouts().scaled(0.05)  # Invoke: 0.75 s; the hang adapter is cut off by this deadline
+# Invoke: 3 s. Only the hang adapter meets it; the other calls get the default deadlines, so that a busy
+# machine cannot turn a slow answer into a timeout the test did not expect.
+SHORT = Timeouts().scaled(0.2)
 
 
 def _smoke(servicer: Any = None, timeouts: Timeouts | None = None) -> SmokeReport:
@@ -86,7 +88,7 @@ def test_the_directory_holds_the_named_faults() -> None:
 @pytest.mark.parametrize("name", IN_PROCESS)
 def test_smoke_names_the_fault_of_each_broken_adapter(name: str) -> None:
     module = SUPPORT.load(name)
-    report = _smoke(module.Servicer(), SHORT)
+    report = _smoke(module.Servicer(), SHORT if name == "hang" else None)
     assert not report.adapter_ok, report.text()
     faults = [f.detail for f in report.adapter_faults]
     assert any(module.FAULT in detail for detail in faults), report.text()
@@ -99,7 +101,7 @@ def test_a_hang_stops_the_probes_at_the_first_deadline() -> None:
     report = _smoke(SUPPORT.load("hang").Servicer(), SHORT)
     statuses = list(_statuses(report).values())
     assert statuses.count(ADAPTER) == 1, report.text()
-    assert "within 0.75s" in report.adapter_faults[0].detail
+    assert "within 3s" in report.adapter_faults[0].detail
     assert statuses[-1] == NOT_RUN
 
 
@@ -108,7 +110,7 @@ def test_an_adapter_process_that_dies_is_named(name: str) -> None:
     module = SUPPORT.load(name)
     target = start_managed([sys.executable, str(ADAPTERS / "serve.py"), name], name)
     try:
-        with client_for(target.address, SHORT) as client:
+        with client_for(target.address) as client:
             report = smoke(client, target.address, exit_code=process_exit(target))
     finally:
         target.stop()
