@@ -3,6 +3,8 @@
     roc-conformance run --target reference|HOST:PORT [--profile P ...] [--report-dir DIR] [--junit FILE]
                         [--explore] [--max-examples N] [--steps N] [--timeout-scale F] [--quiet]
                         [--only GLOB ...] [--seed N] [--save-counterexamples DIR]
+                        [--known-failures FILE] [--known-flaky FILE] [--write-known-failures FILE]
+                        [--repeat N]
     roc-conformance smoke --target reference|cmd:...|HOST:PORT [--timeout-scale F]
                                       a few seconds: is the adapter itself working? (before a full run)
     roc-conformance checks            list every check and the requirements it verifies
@@ -14,6 +16,9 @@ Exit codes of ``run`` (conformance/README.md, "Verdicts and exit codes"): 0 CONF
 handshake failed); 4 INCOMPLETE (nothing failed, but something a verdict needs was not judged); 5 NOTHING
 JUDGED (no requirement of a judged profile passed or failed: every check errored or was skipped, or
 ``--only`` matched no check).
+With ``--known-failures``, ``--known-flaky`` or ``--repeat`` (README, "Known failures in your CI"), a new
+failure, a stale or unknown entry or an unstable item is 1; otherwise the verdict is judged as if the listed
+failures had passed ("CONFORMANT except N known failures" is 0).
 
 ``smoke`` prints one line per probe (ok, ADAPTER FAULT with the fault and a hint, RUNTIME for a well formed
 answer RoC does not allow, not run) and a verdict line. Exit codes of ``smoke``: 0 the adapter works (also
@@ -25,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
+import functools
 import json
 import signal
 import sys
@@ -43,6 +49,7 @@ def _run(args: argparse.Namespace) -> int:
     from roc_conformance.checks import all_checks
     from roc_conformance.client import Timeouts
     from roc_conformance.errors import HarnessFault
+    from roc_conformance.expectations import conclude, load_lists, repeated
     from roc_conformance.registry import RegistryError, load_registry
     from roc_conformance.report import write_all
     from roc_conformance.runner import RunResult, RunVerdict, run_suite
@@ -63,6 +70,16 @@ def _run(args: argparse.Namespace) -> int:
         steps=args.steps,
         seed=(new_seed() if args.seed is None else args.seed) if args.explore else None,
     )
+    if args.repeat < 1:
+        print("roc-conformance: --repeat needs a count of 1 or more", file=sys.stderr)
+        return EXIT_USAGE
+    lists = load_lists(
+        *(Path(p) if p else None for p in (args.known_failures, args.known_flaky, args.write_known_failures))
+    )
+    for problem in lists.problems:
+        print(f"roc-conformance: {problem}", file=sys.stderr)
+    if lists.problems:
+        return EXIT_USAGE
     timeouts = Timeouts().scaled(args.timeout_scale)
     try:
         target = resolve(args.target)
@@ -86,7 +103,8 @@ def _run(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGTERM, _interrupt)  # a terminated run reports like an interrupted one
     try:
-        result = run_suite(
+        once = functools.partial(
+            run_suite,
             target,
             checks,
             registry,
@@ -99,6 +117,8 @@ def _run(args: argparse.Namespace) -> int:
             max_run_seconds=args.max_run_seconds,
             on_check=partial,
         )
+        runs = repeated(once, args.repeat, None if args.quiet else sys.stderr)
+        result = runs[-1]
     finally:
         target.stop()
         if peer is not None:
@@ -133,6 +153,10 @@ def _run(args: argparse.Namespace) -> int:
             f"{verdict} in {elapsed:.1f}s; reports: {', '.join(str(p) for p in paths.values())}",
             file=sys.stderr,
         )
+    if result.fatal is None and (lists.active or args.repeat > 1 or args.write_known_failures):
+        write = Path(args.write_known_failures) if args.write_known_failures else None
+        stream = None if args.quiet else sys.stderr
+        verdict = conclude(lists, runs, registry, report_dir, write=write, stream=stream) or verdict
     if result.fatal is not None:
         print(f"roc-conformance: {result.fatal}", file=sys.stderr)
         return EXIT_FATAL
@@ -261,6 +285,31 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="GLOB",
         help="run only checks whose name matches (repeatable), e.g. 'explicit:*' or 'vector:*'",
+    )
+    run.add_argument(
+        "--known-failures",
+        default=None,
+        metavar="FILE",
+        help="the failures this implementation is known to have: the run passes when it fails exactly these",
+    )
+    run.add_argument(
+        "--known-flaky",
+        default=None,
+        metavar="FILE",
+        help="requirements/checks that fail now and then: run and reported, never deciding the outcome",
+    )
+    run.add_argument(
+        "--write-known-failures",
+        default=None,
+        metavar="FILE",
+        help="write this run's failures as a known-failures file (keeps the reasons of entries that hold)",
+    )
+    run.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run the checks N times and report every requirement/check whose status differs (unstable)",
     )
     run.set_defaults(func=_run)
     probe = commands.add_parser("smoke", help="a few seconds of probes: is the adapter itself working?")
