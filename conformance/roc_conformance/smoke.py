@@ -359,13 +359,6 @@ def explain(fault: HarnessFault, timeouts: Timeouts) -> list[Problem]:
 # The client, checked
 
 
-class RuntimeNotes:
-    """The runtime findings of the probe running now (values that break the spec's schemas)."""
-
-    def __init__(self) -> None:
-        self.items: list[str] = []
-
-
 class CheckedClient:
     """``HarnessClient`` for the oracle's driver, with the trace rules and the schemas checked per reply.
 
@@ -378,8 +371,7 @@ class CheckedClient:
         self.description = description
         self.schema = SchemaObserver(limit=1000)
         self.turns: dict[str, int] = {}
-        self.notes = RuntimeNotes()
-        self.snapshot_problem: str | None = None
+        self.notes: list[str] = []  # the runtime findings of the probe running now (the smoke resets it)
 
     def describe(self) -> Description:
         return self.description
@@ -394,7 +386,7 @@ class CheckedClient:
         s = self.schema
         marks = (len(s.trace_problems), len(s.problems), len(s.stop_reason_problems))
         s(rpc, reply)
-        self.notes.items += [*s.problems[marks[1] :], *s.stop_reason_problems[marks[2] :]]
+        self.notes += [*s.problems[marks[1] :], *s.stop_reason_problems[marks[2] :]]
         return [
             Problem(p, f"each trace event has exactly the fields of its kind ({TRACE_DOC})")
             for p in s.trace_problems[marks[0] :]
@@ -422,7 +414,7 @@ class CheckedClient:
                     "put the runtime's snapshot document, serialized as JSON text, in snapshot_json",
                 )
                 raise ContractBroken("TakeSnapshot", [problem]) from exc
-            self.notes.items.append(f"the snapshot is JSON that RoC refuses to read: {out['decodeError']}")
+            self.notes.append(f"the snapshot is JSON that RoC refuses to read: {out['decodeError']}")
             return {"snapshotJson": text}  # no "snapshot": the driver reports the failed round trip
         return out
 
@@ -484,7 +476,7 @@ class Smoke:
     def probe(self, name: str, body: Callable[[], str]) -> None:
         """Run one probe; ``body`` returns a short note for an ok line or raises."""
         if self.checked is not None:
-            self.checked.notes = RuntimeNotes()
+            self.checked.notes = []
         self.client.reset_latch()
         timeouts = self.client.timeouts
         try:
@@ -504,10 +496,12 @@ class Smoke:
             )
             return
         except ConformanceViolation as violation:
-            # The message already names the requirements of each finding ("[ROC-...] ...").
-            self.report.findings.append(Finding(name, RUNTIME, _cut(violation.message)))
+            # The message already names the requirements of each finding ("[ROC-...] ..."); a schema note
+            # comes first, since it explains what the oracle saw go wrong after it.
+            notes = self.checked.notes if self.checked is not None else []
+            self.report.findings.append(Finding(name, RUNTIME, _cut("; ".join([*notes, violation.message]))))
             return
-        notes = self.checked.notes.items if self.checked is not None else []
+        notes = self.checked.notes if self.checked is not None else []
         if notes:
             self.report.findings.append(Finding(name, RUNTIME, _cut("; ".join(notes))))
         else:

@@ -202,3 +202,19 @@ def test_a_claim_without_core_is_the_runtimes_finding_not_the_adapters() -> None
     assert "ROC-CONF-002" in describe.detail
     assert "ROC-CONF-005" in describe.detail
     assert report.adapter_ok, report.text()
+
+
+class DuplicateMemberSnapshot(HarnessServicer):
+    """A snapshot that is JSON, but JSON RoC refuses to read (a member name twice): the runtime's document."""
+
+    def TakeSnapshot(self, request: Any, context: Any) -> Any:
+        reply = super().TakeSnapshot(request, context)
+        reply.snapshot_json = '{"schemaVersion": "2.0", "schemaVersion": "2.0"}'
+        return reply
+
+
+def test_a_snapshot_roc_refuses_to_read_is_the_runtimes_finding() -> None:
+    report = _smoke(DuplicateMemberSnapshot())
+    assert report.adapter_ok, report.text()
+    assert _statuses(report)["TakeSnapshot + RestoreAgent"] == RUNTIME, report.text()
+    assert "the snapshot is JSON that RoC refuses to read" in report.runtime_findings[0].detail
