@@ -1,4 +1,6 @@
-"""Reports of a run: ``report.json`` (schema: conformance/report.schema.json), JUnit XML, Markdown summary.
+"""Reports of a run: ``report.json`` (schema: conformance/report.schema.json), JUnit XML, ``summary.md``
+(summary.py) and ``report.html`` (html_report.py), all rendered from one report document. A run's document
+comes from its result log (results_log.report_from_log), so a killed run's log renders the same reports.
 
 JUnit has one test case per requirement, named ``ROC-XXX-NNN <level> <profile>`` so CI dashboards show
 requirement IDs; the checks that judged it are listed in the case's output. SKIPPED and NOT_TESTED become
@@ -12,7 +14,9 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree as ET
 
+from roc_conformance.html_report import html_report
 from roc_conformance.runner import RunResult
+from roc_conformance.summary import markdown, verdict_of
 
 REPORT_SCHEMA_PATH = Path(__file__).resolve().parents[1] / "report.schema.json"
 
@@ -22,6 +26,9 @@ def write_json(result: RunResult, path: Path) -> dict[str, Any]:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return doc
+
+
+REPORT_FILES = {"json": "report.json", "markdown": "summary.md", "junit": "junit.xml", "html": "report.html"}
 
 
 def validate_report(doc: dict[str, Any], schema_path: Path = REPORT_SCHEMA_PATH) -> list[str]:
@@ -56,7 +63,7 @@ def junit_xml(doc: dict[str, Any]) -> str:
         ("settings", json.dumps(doc["settings"], sort_keys=True)),
         ("specVersion", doc["suite"]["specVersion"]),
         ("conformant", str(doc["conformant"])),
-        ("verdict", _verdict(doc)),
+        ("verdict", verdict_of(doc)),
     ):
         ET.SubElement(props, "property", name=name, value=str(value))
     for req in reqs:
@@ -90,119 +97,26 @@ def junit_xml(doc: dict[str, Any]) -> str:
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
 
 
-def _verdict(doc: dict[str, Any]) -> str:
-    """The run's verdict; a schema 1.1 report has only ``conformant``."""
-    verdict = doc.get("verdict")
-    if isinstance(verdict, str):
-        return verdict
-    return "CONFORMANT" if doc["conformant"] else "NOT CONFORMANT"
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
-def markdown(doc: dict[str, Any]) -> str:
-    """A Markdown summary (for CI step summaries and humans)."""
-    impl = doc.get("implementation") or {}
-    lines = [
-        f"# RoC conformance: {impl.get('name', '?')} {impl.get('version', '')}".rstrip(),
-        "",
-        f"- Target: `{doc['target']}`; suite {doc['suite']['name']} {doc['suite']['version']}, "
-        f"spec {doc['suite']['specVersion']}, harness protocol {doc['suite']['harnessProtocolVersion']}",
-        f"- Settings: `{doc['settings']['name']}` (derandomize={doc['settings']['derandomize']}, "
-        f"maxExamples={doc['settings']['maxExamples']}, "
-        f"statefulStepCount={doc['settings']['statefulStepCount']})",
-        f"- Started {doc['startedAt']}, took {doc['durationSeconds']:.1f}s, {doc['rpcCount']} RPCs, "
-        f"adapter restarts: {doc['adapterRestarts']}",
-        f"- **Verdict: {_verdict(doc)}** (every declared profile must be conformant)",
-    ]
-    # The claim's own problems (no core, undefined profiles) show in no requirement verdict, so they are
-    # stated here, next to the verdict they decide.
-    lines += [f"- Claim: {_cell(problem)}" for problem in doc.get("claimProblems", [])]
-    if doc.get("fatal"):
-        lines += ["", f"> Fatal: {doc['fatal']}"]
-    if not doc.get("complete", True):
-        why = doc.get("stopped") or "the run is still going on (a partial report)"
-        lines += ["", f"> Incomplete: {why}."]
-    lines += [
-        "",
-        "## Profiles",
-        "",
-        "| profile | verdict | requirements | pass | fail | error | skipped | not tested | reason |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
-    for name, entry in doc["profiles"].items():
-        c = entry.get("counts", {})
-        lines.append(
-            f"| {name} | {entry['status']} | {entry['requirements']} | {c.get('PASS', 0)} | "
-            f"{c.get('FAIL', 0)} | {c.get('ERROR', 0)} | {c.get('SKIPPED', 0)} | {c.get('NOT_TESTED', 0)} | "
-            f"{_cell(entry.get('reason', ''))} |"
-        )
-    summary = doc["summary"]["requirements"]
-    lines += [
-        "",
-        "Requirements: " + ", ".join(f"{k} {v}" for k, v in summary.items()),
-        "Checks: " + ", ".join(f"{k} {v}" for k, v in doc["summary"]["checks"].items()),
-    ]
-    failing = [r for r in doc["requirements"] if r["status"] in ("FAIL", "ERROR")]
-    if failing:
-        lines += ["", "## Failures and errors", ""]
-        for req in failing:
-            lines.append(f"### {req['id']} ({req['level']}, {req['profile']}): {req['status']}")
-            lines.append("")
-            lines.append(_cell(req.get("reason", ""))[:1500])
-            for failure in req.get("failures", [])[:3]:
-                followed = failure.get("consequences") or []
-                if followed:
-                    where = f"`{failure['check']}`"
-                    lines += ["", f"Seen after it in {where} (consequences, not failures of their own):"]
-                    lines += [
-                        f"- {', '.join(c['requirements'])}: {_cell(c['message'])[:300]}" for c in followed[:5]
-                    ]
-                if failure.get("counterexample"):
-                    lines += [
-                        "",
-                        f"Counterexample from `{failure['check']}`:",
-                        "",
-                        "```",
-                        failure["counterexample"][:3000],
-                        "```",
-                    ]
-            lines.append("")
-    untested = [r for r in doc["requirements"] if r["status"] == "NOT_TESTED"]
-    if untested:
-        lines += ["", "## Not tested", "", "| requirement | level | profile | reason |", "|---|---|---|---|"]
-        lines += [
-            f"| {r['id']} | {r['level']} | {r['profile']} | {_cell(r.get('reason', ''))} |" for r in untested
-        ]
-    skipped = [r for r in doc["requirements"] if r["status"] == "SKIPPED"]
-    if skipped:
-        reasons: dict[str, list[str]] = {}
-        for r in skipped:
-            reasons.setdefault(r.get("reason", ""), []).append(r["id"])
-        lines += ["", "## Skipped", ""]
-        lines += [f"- {reason}: {len(ids)} requirement(s)" for reason, ids in reasons.items()]
-    return "\n".join(lines) + "\n"
-
-
-def write_all(result: RunResult, report_dir: Path, *, junit: Path | None = None) -> dict[str, Path]:
-    """Write report.json, summary.md and (always) junit.xml into ``report_dir``; ``junit`` adds a copy."""
+def write_reports(doc: dict[str, Any], report_dir: Path, *, junit: Path | None = None) -> dict[str, Path]:
+    """Write report.json, summary.md, junit.xml and report.html of ``doc`` into ``report_dir``; ``junit``
+    adds a copy of the JUnit XML there."""
     report_dir.mkdir(parents=True, exist_ok=True)
-    paths = {
-        "json": report_dir / "report.json",
-        "markdown": report_dir / "summary.md",
-        "junit": report_dir / "junit.xml",
-    }
-    doc = write_json(result, paths["json"])
+    paths = {key: report_dir / name for key, name in REPORT_FILES.items()}
+    paths["json"].write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     paths["markdown"].write_text(markdown(doc), encoding="utf-8")
     xml = junit_xml(doc)
     paths["junit"].write_text(xml, encoding="utf-8")
+    paths["html"].write_text(html_report(doc), encoding="utf-8")
     if junit is not None:
         junit.parent.mkdir(parents=True, exist_ok=True)
         junit.write_text(xml, encoding="utf-8")
         paths["junit-extra"] = junit
     return paths
+
+
+def write_all(result: RunResult, report_dir: Path, *, junit: Path | None = None) -> dict[str, Path]:
+    """``write_reports`` of a run result held in memory (the CLI renders from the result log instead)."""
+    return write_reports(result.to_json(), report_dir, junit=junit)
 
 
 _MARK = {"PASS": "✅", "FAIL": "❌", "ERROR": "⚠️", "SKIPPED": "–", "NOT_TESTED": "·"}

@@ -27,6 +27,9 @@ from roc_conformance.errors import (
     find_fault,
     find_violations,
 )
+from roc_conformance.parallel import run_side_by_side
+from roc_conformance.progress import Progress, make_progress
+from roc_conformance.quiet import Captured, captured_hypothesis_output
 from roc_conformance.registry import Registry, Requirement
 from roc_conformance.settings import RunSettings
 from roc_conformance.specdoc.vocabulary import PROFILES as DEFINED_PROFILES
@@ -34,7 +37,7 @@ from roc_conformance.target import Target
 
 SUITE_NAME = "roc-conformance"
 SUITE_VERSION = "0.1.0"
-REPORT_SCHEMA_VERSION = "1.2"
+REPORT_SCHEMA_VERSION = "1.3"
 
 
 class ProfileVerdict:
@@ -202,8 +205,8 @@ class RunResult:
             },
             "selectedProfiles": self.selected_profiles,
             "settings": {**self.settings.to_json(), "timeouts": dict(vars(self.timeouts))},
-            "startedAt": _rfc3339(self.started),
-            "finishedAt": _rfc3339(self.finished),
+            "startedAt": rfc3339(self.started),
+            "finishedAt": rfc3339(self.finished),
             "durationSeconds": round((self.finished - self.started).total_seconds(), 3),
             "conformant": self.conformant,
             "verdict": self.verdict,
@@ -216,7 +219,7 @@ class RunResult:
             "summary": {"requirements": counts, "checks": check_counts, "blockedByEarlierFailure": blocked},
             "profiles": self.profiles,
             "requirements": [r.to_json() for r in self.requirements],
-            "checks": [c.to_json() for c in self.checks],
+            "checks": [check_json(c) for c in self.checks],
             "unregisteredRequirements": self.unregistered(),
         }
 
@@ -231,42 +234,28 @@ class RunResult:
         return {rid: out[rid] for rid in sorted(out)}
 
 
-def _rfc3339(moment: datetime) -> str:
+def check_json(res: CheckResult) -> dict[str, Any]:
+    """A check's entry in report.json and results.jsonl: everything a report is judged from again.
+
+    Beside ``CheckResult.to_json`` it carries each failure (with the vector file written for it) and the
+    harness fault's kind, so that a report rendered from the result log judges exactly as the run did.
+    """
+    doc = res.to_json()
+    if res.failures:
+        failures = []
+        for finding in res.failures:
+            entry = finding.to_json()
+            if finding.vector is not None and res.counterexample_file:
+                entry["counterexampleFile"] = res.counterexample_file
+            failures.append(entry)
+        doc["failures"] = failures
+    if res.fault_kind:
+        doc["faultKind"] = res.fault_kind
+    return doc
+
+
+def rfc3339(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
-
-
-# ---------------------------------------------------------------------------------------------
-# Progress
-
-
-class Progress:
-    """One line per requirement area; live-updated when the stream is a terminal."""
-
-    def __init__(self, stream: TextIO | None) -> None:
-        self.stream = stream
-        self.live = bool(stream is not None and hasattr(stream, "isatty") and stream.isatty())
-
-    def line(self, text: str) -> None:
-        if self.stream is not None:
-            self.stream.write(text + "\n")
-            self.stream.flush()
-
-    def update(self, area: str, done: int, total: int, current: str) -> None:
-        if self.live and self.stream is not None:
-            self.stream.write(f"\r\x1b[K  {area:<8} {done}/{total}  {current[:70]}")
-            self.stream.flush()
-
-    def area_done(self, area: str, results: Sequence[CheckResult], seconds: float) -> None:
-        counts: dict[str, int] = {}
-        for res in results:
-            counts[res.status.value] = counts.get(res.status.value, 0) + 1
-        marks = "".join(
-            {"PASS": ".", "FAIL": "F", "ERROR": "E", "SKIPPED": "s"}.get(r.status.value, "?") for r in results
-        )
-        summary = ", ".join(f"{n} {s.lower()}" for s, n in sorted(counts.items()))
-        if self.live and self.stream is not None:
-            self.stream.write("\r\x1b[K")
-        self.line(f"  {area:<8} {marks:<24} {summary}  ({seconds:.1f}s)")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -291,9 +280,8 @@ def skip_reason(
     if selected is not None:
         profile_of = {r.id: r.profile for r in registry.requirements}
         if not any(profile_of.get(rid) in selected for rid in check.requirements):
-            return (
-                "not selected for this run (--profile): it judges no requirement of "
-                + ", ".join(f"'{p}'" for p in sorted(selected))
+            return "not selected for this run (--profile): it judges no requirement of " + ", ".join(
+                f"'{p}'" for p in sorted(selected)
             )
     for capability in check.capabilities:
         if capability not in description.capabilities:
@@ -320,8 +308,10 @@ def _attempt(check: Check, ctx: CheckContext) -> tuple[CheckResult, HarnessFault
     start = time.monotonic()
     result = CheckResult(check.name, check.kind, check.requirements, check.profiles, Status.PASS)
     evidence = ctx.evidence = Evidence()
+    hypothesis_said = Captured()
     try:
-        check.run(ctx)
+        with captured_hypothesis_output() as hypothesis_said:
+            check.run(ctx)
     except CheckSkipped as exc:
         result.status = Status.SKIPPED
         result.message = str(exc)
@@ -372,6 +362,7 @@ def _attempt(check: Check, ctx: CheckContext) -> tuple[CheckResult, HarnessFault
         result.message = "; ".join(f.message for f in evidence.failures)[:4000]
         result.counterexample = next((f.counterexample for f in evidence.failures if f.counterexample), None)
         result.vector = next((f.vector for f in evidence.failures if f.vector is not None), None)
+    result.notes += hypothesis_said.notes(has_transcript=bool(result.counterexample))
     if result.status in (Status.PASS, Status.FAIL):
         result.consequences = list(evidence.consequences)
         failed = set(result.failed_requirements)
@@ -444,6 +435,7 @@ def run_suite(
     save_counterexamples: Path | None = None,
     max_run_seconds: float | None = None,
     on_check: Callable[[RunResult], None] | None = None,
+    on_start: Callable[[RunResult], None] | None = None,
 ) -> RunResult:
     """Run ``checks`` against ``target`` and judge every requirement of ``registry``.
 
@@ -453,7 +445,8 @@ def run_suite(
 
     The run is bounded: after ``max_run_seconds`` no RPC is sent any more, and every check not finished by
     then is ERROR ("not run"), as is every check after a KeyboardInterrupt. ``on_check`` receives a partial
-    result (``complete`` false) after each check, so a killed run still leaves a usable report.
+    result (``complete`` false) after each check, so a killed run still leaves a usable report; ``on_start``
+    receives one (with no checks) after the handshake, or after it failed (then ``fatal`` says why).
     """
     timeouts = timeouts or Timeouts()
     factory = client_factory or (lambda address: HarnessClient.connect(address, timeouts=timeouts))
@@ -467,8 +460,9 @@ def run_suite(
         peer=peer,
         deadline=None if max_run_seconds is None else time.monotonic() + max_run_seconds,
         on_check=on_check,
+        save_to=save_counterexamples,
     )
-    out = Progress(progress)
+    out = make_progress(progress)
     client = run.connect(target.address)
     peer_client = run.connect(peer.address) if peer is not None else None
     try:
@@ -476,6 +470,8 @@ def run_suite(
             run.description = client.describe()
         except HarnessFault as exc:
             run.fatal = f"Describe failed: {exc}"
+        if on_start is not None:
+            on_start(run.result(complete=False))
         if run.description is not None:
             impl = run.description.implementation
             out.line(
@@ -490,12 +486,11 @@ def run_suite(
                 )
             client = _run_all(run, checks, client, out, peer_client)
     finally:
+        out.close()
         run.rpc_total += client.rpc_count
         client.close()
         if peer_client is not None:
             peer_client.close()
-    if save_counterexamples is not None:
-        save_vectors(run.results, save_counterexamples)
     return run.result()
 
 
@@ -512,6 +507,7 @@ class _Run:
     peer: Target | None
     deadline: float | None
     on_check: Callable[[RunResult], None] | None
+    save_to: Path | None = None  # --save-counterexamples
     started: datetime = field(default_factory=lambda: datetime.now(UTC))
     description: Description | None = None
     fatal: str | None = None
@@ -544,6 +540,13 @@ class _Run:
             complete=complete and self.stopped is None,
             stopped=self.stopped,
         )
+
+    def add(self, res: CheckResult) -> None:
+        """Record a finished check; its counterexample is saved now, so that its result (which the result
+        log writes at once) names the file."""
+        if self.save_to is not None:
+            save_vectors([res], self.save_to)
+        self.results.append(res)
 
     def checked(self) -> None:
         if self.on_check is not None:
@@ -582,6 +585,10 @@ def _run_all(
             continue
         area_start = time.monotonic()
         area_results: list[CheckResult] = []
+        # State machines of one area run side by side (roc_conformance.parallel); the loop takes the results.
+        runnable = [c for c in area_checks if skip_reason(c, description, run.selected, run.registry) is None]
+        ready = run_side_by_side(run, runnable, client, observer, peer_client)
+        run.rpc_total += ready.rpc_count
         for index, chk in enumerate(area_checks):
             out.update(area, index, len(area_checks), chk.name)
             reason = skip_reason(chk, description, run.selected, run.registry)
@@ -601,7 +608,7 @@ def _run_all(
                 )
                 fault: HarnessFault | None = None
                 try:
-                    res, fault = _attempt(chk, ctx)
+                    res, fault = ready.take(chk.name) or _attempt(chk, ctx)
                 except KeyboardInterrupt:
                     run.stopped = "the run was interrupted"
                     res = CheckResult(
@@ -615,12 +622,12 @@ def _run_all(
                         client = _after_error(run, again, client, restart)
             for done in (res,) if again is None else (res, again):
                 area_results.append(done)
-                run.results.append(done)
+                run.add(done)
             run.checked()
         out.area_done(area, area_results, time.monotonic() - area_start)
     if any(r.status is not Status.SKIPPED for r in run.results):
         wire = observer.result()
-        run.results.append(wire)
+        run.add(wire)
         out.area_done("WIRE", [wire], 0.0)
     return client
 
