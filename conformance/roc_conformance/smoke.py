@@ -482,7 +482,9 @@ class Smoke:
         try:
             note = body()
         except HarnessFault as fault:
-            code = self.exit_code() if self.exit_code is not None else None
+            # A reply, even a broken one, came from a live process: only a lost call may be its death.
+            lost = isinstance(fault, HarnessTimeout | HarnessUnavailable) or "gRPC status" in fault.message
+            code = self.exit_code() if self.exit_code is not None and lost else None
             problems = explain(fault, timeouts) if code is None else [_exited(fault.rpc, code)]
             detail = "; ".join(p.message for p in problems)
             self.report.findings.append(Finding(name, ADAPTER, detail, [p.hint for p in problems]))
