@@ -7,6 +7,8 @@
                         [--repeat N]
     roc-conformance smoke --target reference|cmd:...|HOST:PORT [--timeout-scale F]
                                       a few seconds: is the adapter itself working? (before a full run)
+    roc-conformance report LOG [--report-dir DIR] [--junit FILE]
+                                      render the reports of a result log (results.jsonl), e.g. a killed run's
     roc-conformance checks            list every check and the requirements it verifies
     roc-conformance validate REPORT   validate a report.json against conformance/report.schema.json
     roc-conformance matrix REPORT...  implementations x requirements table (Markdown) for the docs
@@ -15,7 +17,9 @@ Exit codes of ``run`` (conformance/README.md, "Verdicts and exit codes"): 0 CONF
 (a MUST failed, or the claim itself is wrong); 2 usage error; 3 the run could not start (no adapter,
 handshake failed); 4 INCOMPLETE (nothing failed, but something a verdict needs was not judged); 5 NOTHING
 JUDGED (no requirement of a judged profile passed or failed: every check errored or was skipped, or
-``--only`` matched no check).
+``--only`` matched no check). ``report`` exits with the code of the logged run's verdict (a log without its
+footer is at best INCOMPLETE). The last line ``run`` and ``report`` print (also with ``--quiet``) is always
+``roc-conformance: <VERDICT> (exit <code>) ...``.
 With ``--known-failures``, ``--known-flaky`` or ``--repeat`` (README, "Known failures in your CI"), a new
 failure, a stale or unknown entry or an unstable item is 1; otherwise the verdict is judged as if the listed
 failures had passed ("CONFORMANT except N known failures" is 0).
@@ -36,6 +40,7 @@ import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 EXIT_OK = 0
 EXIT_NOT_CONFORMANT = 1
@@ -51,8 +56,9 @@ def _run(args: argparse.Namespace) -> int:
     from roc_conformance.errors import HarnessFault
     from roc_conformance.expectations import conclude, load_lists, repeated
     from roc_conformance.registry import RegistryError, load_registry
-    from roc_conformance.report import write_all
-    from roc_conformance.runner import RunResult, RunVerdict, run_suite
+    from roc_conformance.report import write_reports
+    from roc_conformance.results_log import LOG_NAME, ResultLog, report_from_log
+    from roc_conformance.runner import RunVerdict, run_suite
     from roc_conformance.settings import CERTIFY, EXPLORE, new_seed, with_overrides
     from roc_conformance.target import resolve
 
@@ -98,8 +104,9 @@ def _run(args: argparse.Namespace) -> int:
             print(f"roc-conformance: --only {' '.join(args.only)} matches no check", file=sys.stderr)
     report_dir = Path(args.report_dir)
 
-    def partial(result: RunResult) -> None:
-        write_all(result, report_dir)  # a killed run leaves the report of every check it finished
+    # Every check is logged as it finishes, and the reports are rendered from the log: a killed run leaves
+    # the log, from which `roc-conformance report` renders them.
+    log = ResultLog(report_dir / LOG_NAME, registry, checks)
 
     signal.signal(signal.SIGTERM, _interrupt)  # a terminated run reports like an interrupted one
     try:
@@ -115,7 +122,8 @@ def _run(args: argparse.Namespace) -> int:
             peer=peer,
             save_counterexamples=Path(args.save_counterexamples) if args.save_counterexamples else None,
             max_run_seconds=args.max_run_seconds,
-            on_check=partial,
+            on_check=log.progress,
+            on_start=log.start,
         )
         runs = repeated(once, args.repeat, None if args.quiet else sys.stderr)
         result = runs[-1]
@@ -123,7 +131,9 @@ def _run(args: argparse.Namespace) -> int:
         target.stop()
         if peer is not None:
             peer.stop()
-    paths = write_all(result, report_dir, junit=Path(args.junit) if args.junit else None)
+    log.finish(result)
+    doc = report_from_log(log.path)
+    write_reports(doc, report_dir, junit=Path(args.junit) if args.junit else None)
     verdict = result.verdict
     if not args.quiet:
         for name, entry in result.profiles.items():
@@ -148,24 +158,51 @@ def _run(args: argparse.Namespace) -> int:
             )
         if result.stopped:
             print(f"  stopped early: {result.stopped}; the later checks are ERROR", file=sys.stderr)
-        elapsed = (result.finished - result.started).total_seconds()
-        print(
-            f"{verdict} in {elapsed:.1f}s; reports: {', '.join(str(p) for p in paths.values())}",
-            file=sys.stderr,
-        )
     if result.fatal is None and (lists.active or args.repeat > 1 or args.write_known_failures):
         write = Path(args.write_known_failures) if args.write_known_failures else None
         stream = None if args.quiet else sys.stderr
         verdict = conclude(lists, runs, registry, report_dir, write=write, stream=stream) or verdict
     if result.fatal is not None:
         print(f"roc-conformance: {result.fatal}", file=sys.stderr)
-        return EXIT_FATAL
-    return {
-        RunVerdict.CONFORMANT: EXIT_OK,
-        RunVerdict.NOT_CONFORMANT: EXIT_NOT_CONFORMANT,
-        RunVerdict.INCOMPLETE: EXIT_INCOMPLETE,
-        RunVerdict.NOTHING_JUDGED: EXIT_NOTHING_JUDGED,
-    }[verdict]
+    return _last_line(verdict, doc, report_dir)
+
+
+def _last_line(verdict: str, doc: dict[str, Any], report_dir: Path) -> int:
+    """Print the run's last line, the same for ``run`` and ``report``, and return its exit code."""
+    from roc_conformance.runner import RunVerdict
+
+    if doc.get("fatal"):
+        code, verdict = EXIT_FATAL, f"{RunVerdict.NOTHING_JUDGED} (the run could not start)"
+    else:
+        code = {
+            RunVerdict.CONFORMANT: EXIT_OK,
+            RunVerdict.NOT_CONFORMANT: EXIT_NOT_CONFORMANT,
+            RunVerdict.INCOMPLETE: EXIT_INCOMPLETE,
+            RunVerdict.NOTHING_JUDGED: EXIT_NOTHING_JUDGED,
+        }[verdict]
+    print(
+        f"roc-conformance: {verdict} (exit {code}) in {doc['durationSeconds']:.1f}s; "
+        f"reports in {report_dir}: summary.md, report.html, report.json, junit.xml, results.jsonl",
+        file=sys.stderr,
+    )
+    return code
+
+
+def _report(args: argparse.Namespace) -> int:
+    from roc_conformance.report import write_reports
+    from roc_conformance.results_log import LogError, report_from_log
+
+    log = Path(args.log)
+    try:
+        doc = report_from_log(log)
+    except LogError as exc:
+        print(f"roc-conformance: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    report_dir = Path(args.report_dir) if args.report_dir else log.parent
+    write_reports(doc, report_dir, junit=Path(args.junit) if args.junit else None)
+    if not doc.get("complete", True) and doc.get("stopped"):
+        print(f"  incomplete: {doc['stopped']}", file=sys.stderr)
+    return _last_line(str(doc["verdict"]), doc, report_dir)
 
 
 def _interrupt(signum: int, frame: object) -> None:
@@ -320,6 +357,11 @@ def build_parser() -> argparse.ArgumentParser:
     probe.set_defaults(func=_smoke)
     checks = commands.add_parser("checks", help="list the checks and the requirements they verify")
     checks.set_defaults(func=_checks)
+    render = commands.add_parser("report", help="render the reports of a result log (results.jsonl)")
+    render.add_argument("log", help="a results.jsonl, finished or not (a killed run's)")
+    render.add_argument("--report-dir", default=None, help="where the reports go (default: the log's folder)")
+    render.add_argument("--junit", default=None, help="also write the JUnit XML to this path")
+    render.set_defaults(func=_report)
     validate = commands.add_parser("validate", help="validate a report.json against its schema")
     validate.add_argument("report")
     validate.set_defaults(func=_validate)
