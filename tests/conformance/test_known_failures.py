@@ -342,3 +342,19 @@ def test_cli_usage_errors_exit_2_before_any_run(tmp_path, capsys):
     assert "cannot read it" in capsys.readouterr().err
     assert main([*target, "--repeat", "0"]) == EXIT_USAGE
     assert not (tmp_path / "r").exists()  # nothing ran
+
+
+def test_the_example_file_names_real_requirements_and_checks(monkeypatch):
+    from pathlib import Path
+
+    from roc_conformance.expectations import load
+    from roc_conformance.registry import load_registry
+
+    monkeypatch.delenv("ROC_REQUIREMENTS")  # the spec's own registry
+    example = load(Path(__file__).resolve().parents[2] / "conformance/examples/known-failures.example.txt")
+    assert example.problems == ()
+    ids = {r.id for r in load_registry().requirements}
+    names = {c.name for c in all_checks()}
+    assert example.entries
+    for entry in example.entries:
+        assert entry.name in (names if entry.is_check else ids), entry.key
