@@ -4,11 +4,13 @@
                         [--explore] [--max-examples N] [--steps N] [--timeout-scale F] [--quiet]
                         [--only GLOB ...] [--seed N] [--save-counterexamples DIR]
                         [--known-failures FILE] [--known-flaky FILE] [--write-known-failures FILE]
-                        [--repeat N]
+                        [--repeat N] [--req ID ...] [--database DIR]
     roc-conformance smoke --target reference|cmd:...|HOST:PORT [--timeout-scale F]
                                       a few seconds: is the adapter itself working? (before a full run)
     roc-conformance report LOG [--report-dir DIR] [--junit FILE]
                                       render the reports of a result log (results.jsonl), e.g. a killed run's
+    roc-conformance replay FILE.json --target reference|cmd:...|HOST:PORT [--timeout-scale F]
+                                      run one vector file (a saved counterexample, or one's own vector)
     roc-conformance checks            list every check and the requirements it verifies
     roc-conformance validate REPORT   validate a report.json against conformance/report.schema.json
     roc-conformance matrix REPORT...  implementations x requirements table (Markdown) for the docs
@@ -28,6 +30,10 @@ failures had passed ("CONFORMANT except N known failures" is 0).
 answer RoC does not allow, not run) and a verdict line. Exit codes of ``smoke``: 0 the adapter works (also
 when the runtime answered wrongly: run the full suite for that); 3 the adapter is broken or unreachable;
 2 usage error.
+
+``replay`` prints the vector's RPC transcript and PASS or FAIL with the suite's messages. Exit codes: 0 PASS;
+1 FAIL; 2 the file is not a runnable vector (its problems listed) or a usage error; 3 the adapter is
+unreachable or faulted; 5 the adapter does not claim a profile the vector needs.
 """
 
 from __future__ import annotations
@@ -59,7 +65,7 @@ def _run(args: argparse.Namespace) -> int:
     from roc_conformance.report import write_reports
     from roc_conformance.results_log import LOG_NAME, ResultLog, report_from_log
     from roc_conformance.runner import RunVerdict, run_suite
-    from roc_conformance.settings import CERTIFY, EXPLORE, new_seed, with_overrides
+    from roc_conformance.settings import CERTIFY, EXPLORE, new_seed, prepare_database, with_overrides
     from roc_conformance.target import resolve
 
     try:
@@ -70,11 +76,15 @@ def _run(args: argparse.Namespace) -> int:
     if args.seed is not None and not args.explore:
         print("roc-conformance: --seed needs --explore (certify is derandomized)", file=sys.stderr)
         return EXIT_USAGE
+    if args.database is not None and not args.explore:
+        print("roc-conformance: --database needs --explore (certify keeps none)", file=sys.stderr)
+        return EXIT_USAGE
     settings = with_overrides(
         EXPLORE if args.explore else CERTIFY,
         max_examples=args.max_examples,
         steps=args.steps,
         seed=(new_seed() if args.seed is None else args.seed) if args.explore else None,
+        database=args.database,
     )
     if args.repeat < 1:
         print("roc-conformance: --repeat needs a count of 1 or more", file=sys.stderr)
@@ -86,6 +96,25 @@ def _run(args: argparse.Namespace) -> int:
         print(f"roc-conformance: {problem}", file=sys.stderr)
     if lists.problems:
         return EXIT_USAGE
+    plan = None
+    if args.req:
+        from roc_conformance.selection import plan_requirements
+
+        plan = plan_requirements(args.req, all_checks(), registry, args.profile)
+        if plan.unknown:
+            print(
+                f"roc-conformance: --req: not a requirement of RoC {registry.spec_version}: "
+                + ", ".join(plan.unknown),
+                file=sys.stderr,
+            )
+            return EXIT_USAGE
+        if not plan.profiles:
+            print("roc-conformance: --req: no chosen requirement is in a --profile chosen", file=sys.stderr)
+            return EXIT_USAGE
+        for note in plan.notes():
+            print(f"roc-conformance: --req {note}", file=sys.stderr)
+        registry = plan.registry  # the run judges the chosen requirements only (selection.py)
+    settings = prepare_database(settings)
     timeouts = Timeouts().scaled(args.timeout_scale)
     try:
         target = resolve(args.target)
@@ -102,6 +131,10 @@ def _run(args: argparse.Namespace) -> int:
         checks = [c for c in checks if any(fnmatch.fnmatchcase(c.name, pattern) for pattern in args.only)]
         if not checks and not args.quiet:
             print(f"roc-conformance: --only {' '.join(args.only)} matches no check", file=sys.stderr)
+    if plan is not None:
+        checks = plan.narrow(checks)
+        if not checks and not args.quiet:
+            print(f"roc-conformance: no check to run verifies --req {' '.join(plan.ids)}", file=sys.stderr)
     report_dir = Path(args.report_dir)
 
     # Every check is logged as it finishes, and the reports are rendered from the log: a killed run leaves
@@ -116,7 +149,7 @@ def _run(args: argparse.Namespace) -> int:
             checks,
             registry,
             settings,
-            selected_profiles=args.profile,
+            selected_profiles=list(plan.profiles) if plan is not None else args.profile,
             timeouts=timeouts,
             progress=progress,
             peer=peer,
@@ -236,6 +269,17 @@ def _smoke(args: argparse.Namespace) -> int:
     return EXIT_OK if report.adapter_ok else EXIT_FATAL
 
 
+def _replay(args: argparse.Namespace) -> int:
+    from roc_conformance.client import Timeouts
+    from roc_conformance.replay import replay_file
+
+    if args.timeout_scale <= 0:
+        print("roc-conformance: --timeout-scale must be positive", file=sys.stderr)
+        return EXIT_USAGE
+    timeouts = Timeouts().scaled(args.timeout_scale)
+    return replay_file(Path(args.file), args.target, sys.stdout, timeouts=timeouts)
+
+
 def _checks(args: argparse.Namespace) -> int:
     from roc_conformance.checks import all_checks
 
@@ -324,6 +368,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="run only checks whose name matches (repeatable), e.g. 'explicit:*' or 'vector:*'",
     )
     run.add_argument(
+        "--req",
+        action="append",
+        default=None,
+        metavar="ID",
+        help="run the checks that verify this requirement and judge only it (repeatable), e.g. ROC-MODEL-008",
+    )
+    run.add_argument(
+        "--database",
+        default=None,
+        metavar="DIR",
+        help="explore only: the example database, whose failing examples are replayed first "
+        "(default: .hypothesis/roc-explore in the working directory)",
+    )
+    run.add_argument(
         "--known-failures",
         default=None,
         metavar="FILE",
@@ -355,6 +413,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     probe.add_argument("--timeout-scale", type=float, default=1.0, help="multiply every RPC deadline")
     probe.set_defaults(func=_smoke)
+    again = commands.add_parser("replay", help="run one vector file (e.g. a saved counterexample)")
+    again.add_argument("file", help="a vector (conformance/vectors/vector.schema.json)")
+    again.add_argument("--target", required=True, help="as for run: 'reference', cmd:... or HOST:PORT")
+    again.add_argument("--timeout-scale", type=float, default=1.0, help="multiply every RPC deadline")
+    again.set_defaults(func=_replay)
     checks = commands.add_parser("checks", help="list the checks and the requirements they verify")
     checks.set_defaults(func=_checks)
     render = commands.add_parser("report", help="render the reports of a result log (results.jsonl)")

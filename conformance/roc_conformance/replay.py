@@ -37,12 +37,18 @@ class LoadedVector:
 def schema_problems(doc: Any) -> list[str]:
     """Every way ``doc`` breaks vector.schema.json, each with the JSON pointer of the offending value."""
     from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import best_match
 
     from roc_conformance.oracle.vectors import SCHEMA_PATH
 
     schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
-    errors = sorted(Draft202012Validator(schema).iter_errors(doc), key=lambda e: list(map(str, e.path)))
-    return [f"at {_pointer(list(e.path))}: {e.message}" for e in errors]
+    problems: list[str] = []
+    for error in sorted(Draft202012Validator(schema).iter_errors(doc), key=lambda e: list(map(str, e.path))):
+        # A "oneOf" error names the whole value; the branch that came closest says what is wrong in it.
+        cause = best_match([error]) or error
+        message = cause.message if len(cause.message) <= 300 else cause.message[:297] + "..."
+        problems.append(f"at {_pointer(list(cause.absolute_path))}: {message}")
+    return problems
 
 
 def _pointer(path: list[Any]) -> str:
