@@ -17,8 +17,8 @@ Using it::
 * ``model(messages)`` returns ``(content_blocks, stop_reason)`` for the next assistant turn.
 * A tool is ``fn(ctx, tool_input)`` returning its result content, a list of ``{"text": str}`` and
   ``{"json": value}`` items (a ``str`` is one text item); an exception becomes an error result holding its
-  message. ``ctx.interrupt(name,
-  reason)`` returns the caller's answer, or pauses the agent until there is one.
+  message. ``ctx.interrupt(name, reason)`` returns the caller's answer, or pauses the agent until there is
+  one; on resume the body runs again from its start, and the call then returns the stored answer.
 * Hook callbacks get an ``Event``; on ``BeforeTools`` / ``BeforeToolCall`` they may call
   ``event.interrupt(...)`` or set ``event.cancel`` (``True`` or a message).
 
@@ -197,7 +197,7 @@ class ToolContext:
 
 @dataclass
 class Event:
-    """One hook event. Which members are set depends on ``name`` (see ``Agent`` below)."""
+    """One hook event; the members an event sets are named beside each member below."""
 
     name: str
     agent: Agent
@@ -275,6 +275,7 @@ class Agent:
         # ({"assistant": message, "results": {toolUseId: result}}); ROC-TOOL-005: not in the history.
         self.stored: dict[str, Stored] = {}
         self.pending: dict[str, Any] | None = None
+        self._checkpoint = self._capture()  # where an INTERNAL failure rolls back to (ROC-ERR-012)
 
     @property
     def interrupted(self) -> bool:
