@@ -324,6 +324,7 @@ def _settings(doc: dict[str, Any]) -> RunSettings:
         use_database=bool(doc.get("database", False)),
         seed=doc.get("seed"),
         shrink_seconds=int(doc.get("shrinkSeconds", 0)),
+        database_dir=doc.get("databasePath"),
     )
 
 

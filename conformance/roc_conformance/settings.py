@@ -71,7 +71,7 @@ class RunSettings:
 
     def to_json(self) -> dict[str, Any]:
         doc = asdict(self)
-        return {
+        out = {
             "name": doc["name"],
             "derandomize": doc["derandomize"],
             "maxExamples": doc["max_examples"],
@@ -80,6 +80,9 @@ class RunSettings:
             "seed": doc["seed"],
             "shrinkSeconds": doc["shrink_seconds"],
         }
+        if self.database_path is not None:
+            out["databasePath"] = str(self.database_path)
+        return out
 
 
 CERTIFY = RunSettings(name="certify", derandomize=True, max_examples=200, stateful_step_count=20)

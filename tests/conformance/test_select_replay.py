@@ -181,6 +181,14 @@ def test_the_database_is_where_the_readme_says(tmp_path: Path, monkeypatch: pyte
         assert (tmp_path / DEFAULT_DATABASE).is_dir()
         assert _explore(address, tmp_path / "b", "--database", str(chosen)) == EXIT_INCOMPLETE
         assert chosen.is_dir()
+    for report_dir, where in ((tmp_path / "a", tmp_path / DEFAULT_DATABASE), (tmp_path / "b", chosen)):
+        doc = json.loads((report_dir / "report.json").read_text(encoding="utf-8"))
+        assert validate_report(doc) == []
+        assert doc["settings"]["databasePath"] == str(where.resolve())
+        assert isinstance(doc["settings"]["seed"], int)
+        summary = (report_dir / "summary.md").read_text(encoding="utf-8")
+        assert str(where.resolve()) in summary
+        assert str(doc["settings"]["seed"]) in summary
         assert main(["run", "--target", address, "--database", str(chosen)]) == EXIT_USAGE  # certify
 
 
