@@ -60,7 +60,7 @@ def _run(args: argparse.Namespace) -> int:
     from roc_conformance.checks import all_checks
     from roc_conformance.client import Timeouts
     from roc_conformance.errors import HarnessFault
-    from roc_conformance.expectations import conclude, load_lists, repeated
+    from roc_conformance.expectations import expect, load_lists, repeated
     from roc_conformance.registry import RegistryError, load_registry
     from roc_conformance.report import write_reports
     from roc_conformance.results_log import LOG_NAME, ResultLog, report_from_log
@@ -166,6 +166,10 @@ def _run(args: argparse.Namespace) -> int:
             peer.stop()
     log.finish(result)
     doc = report_from_log(log.path)
+    write = Path(args.write_known_failures) if args.write_known_failures else None
+    expected = expect(lists, runs, registry, write=write) if result.fatal is None else None
+    if expected is not None:
+        doc = expected.annotate(doc)  # the known failures' outcome, in report.json and summary.md
     write_reports(doc, report_dir, junit=Path(args.junit) if args.junit else None)
     verdict = result.verdict
     if not args.quiet:
@@ -191,17 +195,20 @@ def _run(args: argparse.Namespace) -> int:
             )
         if result.stopped:
             print(f"  stopped early: {result.stopped}; the later checks are ERROR", file=sys.stderr)
-    if result.fatal is None and (lists.active or args.repeat > 1 or args.write_known_failures):
-        write = Path(args.write_known_failures) if args.write_known_failures else None
-        stream = None if args.quiet else sys.stderr
-        verdict = conclude(lists, runs, registry, report_dir, write=write, stream=stream) or verdict
+    if expected is not None:
+        for line in [] if args.quiet else expected.lines():
+            print(line, file=sys.stderr)
+        verdict = expected.verdict or verdict
     if result.fatal is not None:
         print(f"roc-conformance: {result.fatal}", file=sys.stderr)
-    return _last_line(verdict, doc, report_dir)
+    return _last_line(verdict, doc, report_dir, shown=expected.shown if expected is not None else None)
 
 
-def _last_line(verdict: str, doc: dict[str, Any], report_dir: Path) -> int:
-    """Print the run's last line, the same for ``run`` and ``report``, and return its exit code."""
+def _last_line(verdict: str, doc: dict[str, Any], report_dir: Path, shown: str | None = None) -> int:
+    """Print the run's last line, the same for ``run`` and ``report``, and return its exit code.
+
+    ``shown`` replaces the verdict's words, e.g. ``CONFORMANT except 2 known failures`` (--known-failures).
+    """
     from roc_conformance.runner import RunVerdict
 
     if doc.get("fatal"):
@@ -214,7 +221,7 @@ def _last_line(verdict: str, doc: dict[str, Any], report_dir: Path) -> int:
             RunVerdict.NOTHING_JUDGED: EXIT_NOTHING_JUDGED,
         }[verdict]
     print(
-        f"roc-conformance: {verdict} (exit {code}) in {doc['durationSeconds']:.1f}s; "
+        f"roc-conformance: {shown or verdict} (exit {code}) in {doc['durationSeconds']:.1f}s; "
         f"reports in {report_dir}: summary.md, report.html, report.json, junit.xml, results.jsonl",
         file=sys.stderr,
     )

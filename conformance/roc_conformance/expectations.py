@@ -226,7 +226,14 @@ def base_name(check: str) -> str:
     return _WITHOUT.sub("", check)
 
 
-def match(entry: Entry, result: RunResult, suite_checks: Iterable[str], *, flaky: bool = False) -> Match:
+def match(
+    entry: Entry,
+    result: RunResult,
+    suite_checks: Iterable[str],
+    *,
+    flaky: bool = False,
+    spec_ids: Iterable[str] = (),
+) -> Match:
     """What ``entry`` names in ``result``: FAIL holds; PASS is stale; anything else is not judged.
 
     For a flaky entry an ERROR also holds (a flake may show as a timeout) and a PASS is just a pass.
@@ -243,6 +250,8 @@ def match(entry: Entry, result: RunResult, suite_checks: Iterable[str], *, flaky
     else:
         req = next((r for r in result.requirements if r.requirement.id == entry.name), None)
         if req is None:
+            if entry.name in set(spec_ids):
+                return Match(entry, State.NOT_JUDGED, None, "not judged in this run (not selected by --req)")
             return Match(entry, State.UNKNOWN, None, "the spec has no such requirement")
         status, detail = req.status, req.reason
     if status is Status.FAIL or (flaky and status is Status.ERROR):
@@ -331,8 +340,8 @@ class Outcome:
                 problems.append(_count(len(self.unknown), "unknown entry", "unknown entries"))
             if self.blocking_unstable:
                 problems.append(_count(len(self.blocking_unstable), "unstable item"))
-            beyond = " (beyond the known failures)" if self.known_file is not None else ""
-            return f"{RunVerdict.NOT_CONFORMANT}: " + ", ".join(problems) + beyond
+            beyond = " beyond the known failures" if self.known_file is not None else ""
+            return f"{RunVerdict.NOT_CONFORMANT}{beyond}: " + ", ".join(problems)
         held = self.of_state(State.HOLDS)
         text = self.residual
         if held or self.known_file is not None:
@@ -410,14 +419,16 @@ def evaluate(
     *,
     known: EntryList | None = None,
     flaky: EntryList | None = None,
+    spec_ids: Iterable[str] = (),
 ) -> Outcome:
     """Judge the last of ``runs`` against the lists, and every run against the others (stability)."""
     last = runs[-1]
     names = set(suite_checks)
     known_entries = known.entries if known is not None else ()
     flaky_entries = flaky.entries if flaky is not None else ()
-    known_matches = [match(e, last, names) for e in known_entries]
-    flaky_matches = [match(e, last, names, flaky=True) for e in flaky_entries]
+    ids = set(spec_ids)
+    known_matches = [match(e, last, names, spec_ids=ids) for e in known_entries]
+    flaky_matches = [match(e, last, names, flaky=True, spec_ids=ids) for e in flaky_entries]
     forgiven = _forgiven(last, [*known_entries, *flaky_entries], flaky_entries)
     new = [
         NewFailure(
@@ -432,7 +443,7 @@ def evaluate(
     failed_in: dict[str, int] = {}
     for run in runs:
         for e in flaky_entries:
-            if match(e, run, names, flaky=True).state == State.HOLDS:
+            if match(e, run, names, flaky=True, spec_ids=ids).state == State.HOLDS:
                 failed_in[e.key] = failed_in.get(e.key, 0) + 1
     return Outcome(
         known_file=known.source if known is not None else None,
@@ -554,7 +565,9 @@ class Rewrite:
     removed: list[str]
 
 
-def rewrite(result: RunResult, previous: EntryList | None, suite_checks: Iterable[str]) -> Rewrite:
+def rewrite(
+    result: RunResult, previous: EntryList | None, suite_checks: Iterable[str], spec_ids: Iterable[str] = ()
+) -> Rewrite:
     """The known-failures file for ``result``: the previous entries that still hold or were not judged (their
     reasons kept), plus every other failing requirement with a TODO reason; stale and unknown entries go."""
     names = set(suite_checks)
@@ -562,7 +575,7 @@ def rewrite(result: RunResult, previous: EntryList | None, suite_checks: Iterabl
     removed: list[str] = []
     entries = previous.entries if previous is not None else ()
     for entry in entries:
-        found = match(entry, result, names)
+        found = match(entry, result, names, spec_ids=spec_ids)
         if found.state in (State.HOLDS, State.NOT_JUDGED):
             kept.append(entry)
         else:
@@ -668,23 +681,6 @@ def load_lists(known: Path | None, flaky: Path | None, write: Path | None) -> Li
     return Lists(known_list, flaky_list, previous, tuple(problems))
 
 
-def attach(outcome: Outcome, report_dir: Path) -> None:
-    """Add the outcome to the written report.json (its ``expectations`` object) and to summary.md, right
-    after the run's verdict (or at the end of a summary without one)."""
-    import json
-
-    report = report_dir / "report.json"
-    doc = json.loads(report.read_text(encoding="utf-8"))
-    doc["expectations"] = outcome.to_json()
-    report.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    summary = report_dir / "summary.md"
-    if summary.exists():
-        lines = summary.read_text(encoding="utf-8").splitlines()
-        at = next((i + 1 for i, line in enumerate(lines) if "Verdict" in line), len(lines))
-        lines[at:at] = markdown(doc["expectations"])
-        summary.write_text("\n".join(lines) + "\n", encoding="utf-8")
-
-
 def repeated(once: Callable[[], RunResult], repeat: int, stream: TextIO | None) -> list[RunResult]:
     """``repeat`` runs with the same settings (fewer when one is fatal or stopped early)."""
     runs = [once()]
@@ -695,37 +691,67 @@ def repeated(once: Callable[[], RunResult], repeat: int, stream: TextIO | None) 
     return runs
 
 
-def conclude(
-    lists: Lists,
-    runs: Sequence[RunResult],
-    registry: Registry,
-    report_dir: Path,
-    *,
-    write: Path | None,
-    stream: TextIO | None,
-) -> str | None:
-    """Judge the runs against the lists, add that to the reports and write ``--write-known-failures``.
+@dataclass(frozen=True)
+class Expected:
+    """What the lists made of a run: the outcome (None when only a file was written) and the file written."""
 
-    Returns the verdict the exit code follows: the residual verdict, or NOT CONFORMANT when the lists do not
-    match; None when only a file was written (the run's own verdict stands).
-    """
-    names = [c.name for c in all_checks()]
-    if write is not None:
-        update = rewrite(runs[-1], lists.previous, names)
-        write.write_text(update.text, encoding="utf-8")
-        if stream is not None:
-            removed = f"; removed {', '.join(update.removed)}" if update.removed else ""
-            print(
-                f"roc-conformance: wrote {write}: {update.kept} entries kept, {update.added} new "
-                f"(their reasons say TODO){removed}",
-                file=stream,
+    outcome: Outcome | None
+    written: Path | None = None
+    update: Rewrite | None = None
+
+    def annotate(self, doc: dict[str, Any]) -> dict[str, Any]:
+        """The report document with its ``expectations`` object."""
+        return doc if self.outcome is None else {**doc, "expectations": self.outcome.to_json()}
+
+    def lines(self) -> list[str]:
+        """The console lines before the run's last line: the file written, then every entry that matters."""
+        lines = []
+        if self.written is not None and self.update is not None:
+            removed = f"; removed {', '.join(self.update.removed)}" if self.update.removed else ""
+            lines.append(
+                f"roc-conformance: wrote {self.written}: {self.update.kept} entries kept, "
+                f"{self.update.added} new (their reasons say TODO){removed}"
             )
-    if not (lists.active or len(runs) > 1):
+        return lines + (self.outcome.console() if self.outcome is not None else [])
+
+    @property
+    def verdict(self) -> str | None:
+        """The verdict the exit code follows: NOT CONFORMANT when the lists do not match, else the residual
+        verdict; None when there is no outcome (the run's own verdict stands)."""
+        if self.outcome is None:
+            return None
+        return self.outcome.residual if self.outcome.passed else RunVerdict.NOT_CONFORMANT
+
+    @property
+    def shown(self) -> str | None:
+        """The words of the run's last line, e.g. ``CONFORMANT except 2 known failures``."""
+        return self.outcome.verdict if self.outcome is not None else None
+
+
+def expect(
+    lists: Lists, runs: Sequence[RunResult], registry: Registry, *, write: Path | None
+) -> Expected | None:
+    """Judge the runs against the lists and write ``--write-known-failures``; None when neither is asked."""
+    if not (lists.active or len(runs) > 1 or write is not None):
         return None
-    outcome = evaluate(runs, registry, names, known=lists.known, flaky=lists.flaky)
-    attach(outcome, report_dir)
-    if stream is not None:
-        for line in outcome.console():
-            print(line, file=stream)
-        print(outcome.verdict, file=stream)
-    return outcome.residual if outcome.passed else RunVerdict.NOT_CONFORMANT
+    names = [c.name for c in all_checks()]
+    spec_ids = _spec_ids(runs[-1])
+    update = None
+    if write is not None:
+        update = rewrite(runs[-1], lists.previous, names, spec_ids)
+        write.write_text(update.text, encoding="utf-8")
+    outcome = None
+    if lists.active or len(runs) > 1:
+        outcome = evaluate(runs, registry, names, known=lists.known, flaky=lists.flaky, spec_ids=spec_ids)
+    return Expected(outcome, write, update)
+
+
+def _spec_ids(result: RunResult) -> set[str]:
+    """Every requirement ID of the spec's registry (a run may judge fewer: ``--req``), else the run's own."""
+    from roc_conformance.registry import RegistryError, load_registry
+
+    ids = {r.requirement.id for r in result.requirements}
+    try:
+        return ids | {r.id for r in load_registry().requirements}
+    except RegistryError:
+        return ids

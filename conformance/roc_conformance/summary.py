@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from roc_conformance.expectations import markdown as expectations_markdown
 from roc_conformance.readable import readable_lines, readable_text
 from roc_conformance.speclinks import spec_url
 
@@ -63,6 +64,7 @@ def markdown(doc: dict[str, Any]) -> str:
         f"**Verdict: {verdict}**: {VERDICT_MEANING.get(verdict, '')}.",
     ]
     lines += [f"- Claim: {_cell(problem)}" for problem in doc.get("claimProblems", [])]
+    lines += expectations_markdown(doc.get("expectations"))  # --known-failures, --known-flaky, --repeat
     if doc.get("fatal"):
         lines += ["", f"> The run could not start: {_cell(doc['fatal'])}"]
     if not doc.get("complete", True):

@@ -9,7 +9,6 @@ plain reference is CONFORMANT and the broken one NOT CONFORMANT on ROC-RESUME-00
 from __future__ import annotations
 
 import json
-import re
 from contextlib import ExitStack, contextmanager
 
 import pytest
@@ -48,11 +47,10 @@ def run(address, tmp_path, *extra):
 
 
 def outcome_line(err):
-    """The line that judges the run against its lists: the verdict words start it, unindented (the run's
-    own last line, which names the reports, may start with them as well)."""
-    verdict = re.compile(r"(NOT )?CONFORMANT|INCOMPLETE|NOTHING JUDGED")
-    (line,) = [x for x in err.splitlines() if verdict.match(x) and "reports" not in x]
-    return line
+    """The run's last line: ``roc-conformance: <what the lists made of the run> (exit N) in ...``."""
+    last = err.splitlines()[-1]
+    assert last.startswith("roc-conformance: ")
+    return last
 
 
 def write(tmp_path, name, text):
@@ -118,7 +116,7 @@ def test_the_run_fails_when_the_entry_is_removed(broken, tmp_path, capsys):
     assert code == EXIT_NOT_CONFORMANT
     err = capsys.readouterr().err
     assert f"new failure: {BROKEN} ({CHECK})" in err
-    assert outcome_line(err).startswith("NOT CONFORMANT: 1 new failure")
+    assert "NOT CONFORMANT beyond the known failures: 1 new failure (exit 1)" in outcome_line(err)
     assert [n["requirement"] for n in doc["expectations"]["newFailures"]] == [BROKEN]
     assert "new failure: " + BROKEN in (tmp_path / "report" / "summary.md").read_text()
 
@@ -129,7 +127,7 @@ def test_a_fixed_bug_makes_its_entry_stale(reference, tmp_path, capsys):
     assert code == EXIT_NOT_CONFORMANT
     err = capsys.readouterr().err
     assert f"stale entry {known}:3: {BROKEN} passes now" in err
-    assert outcome_line(err).startswith("NOT CONFORMANT: 1 stale entry")
+    assert "NOT CONFORMANT beyond the known failures: 1 stale entry (exit 1)" in outcome_line(err)
     assert doc["verdict"] == "CONFORMANT"
     assert doc["expectations"]["knownFailures"]["entries"][0]["state"] == "stale"
 
@@ -229,7 +227,7 @@ def test_repeat_2_against_a_stable_runtime(reference, tmp_path, capsys):
     assert code == EXIT_OK
     err = capsys.readouterr().err
     assert "repetition 2 of 2" in err
-    assert outcome_line(err) == "CONFORMANT; stable over 2 runs"
+    assert "CONFORMANT; stable over 2 runs (exit 0)" in outcome_line(err)
     assert doc["expectations"]["repeat"] == 2
     assert doc["expectations"]["unstable"] == []
     assert validate_report(doc) == []
@@ -358,3 +356,12 @@ def test_the_example_file_names_real_requirements_and_checks(monkeypatch):
     assert example.entries
     for entry in example.entries:
         assert entry.name in (names if entry.is_check else ids), entry.key
+
+
+def test_an_entry_outside_the_req_selection_is_not_judged(broken, tmp_path, capsys):
+    known = write(tmp_path, "kf.txt", f"{BROKEN}  # null\nROC-ERR-001  # judged when --req names it\n")
+    code, doc = run(broken, tmp_path, "--req", BROKEN, "--known-failures", known)
+    assert code == EXIT_OK
+    states = [(e["entry"], e["state"]) for e in doc["expectations"]["knownFailures"]["entries"]]
+    assert states == [(BROKEN, "holds"), ("ROC-ERR-001", "not-judged")]
+    assert f"not judged {known}:2: ROC-ERR-001" in capsys.readouterr().err
