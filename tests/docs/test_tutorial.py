@@ -54,16 +54,34 @@ def test_the_toy_runtime_stands_alone() -> None:
     assert not re.search(r"^\s*(from|import)\s+roc_(reference|conformance)\b", source, re.M)
 
 
-@pytest.mark.slow
-def test_the_tutorial_adapter_makes_the_toy_conformant(tmp_path: Path) -> None:
+def extract(tmp_path: Path) -> str:
+    """The reader's working directory: a copy of the toy and the page's adapter; the ``cmd:`` target."""
     work = tmp_path / "toy-adapter"
     work.mkdir()
     shutil.copy(TOY, work / "toy.py")
     adapter = work / "toy_adapter.py"
     adapter.write_text(adapter_source(), encoding="utf-8")
+    return f"cmd:{sys.executable} {adapter}"
+
+
+@pytest.mark.slow
+def test_the_smoke_test_finds_the_adapter_working(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [*cli(), "smoke", "--target", extract(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "ADAPTER OK: run the full suite next" in proc.stdout + proc.stderr
+
+
+@pytest.mark.slow
+def test_the_tutorial_adapter_makes_the_toy_conformant(tmp_path: Path) -> None:
+    target = extract(tmp_path)
     reports = tmp_path / "reports"
     profiles = [arg for profile in PROFILES for arg in ("--profile", profile)]
-    target = f"cmd:{sys.executable} {adapter}"
     proc = subprocess.run(
         [*cli(), "run", "--target", target, *profiles, "--report-dir", str(reports), "--quiet"],
         capture_output=True,
