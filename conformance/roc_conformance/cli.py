@@ -72,7 +72,7 @@ def _run(args: argparse.Namespace) -> int:
         registry = load_registry()
     except RegistryError as exc:
         print(f"roc-conformance: {exc}", file=sys.stderr)
-        return EXIT_FATAL
+        return _not_started()
     if args.seed is not None and not args.explore:
         print("roc-conformance: --seed needs --explore (certify is derandomized)", file=sys.stderr)
         return EXIT_USAGE
@@ -124,7 +124,7 @@ def _run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     except HarnessFault as exc:
         print(f"roc-conformance: cannot start the adapter: {exc}", file=sys.stderr)
-        return EXIT_FATAL
+        return _not_started()
     progress = None if args.quiet else sys.stderr
     checks = all_checks()
     if args.only:
@@ -226,6 +226,12 @@ def _last_line(verdict: str, doc: dict[str, Any], report_dir: Path, shown: str |
         file=sys.stderr,
     )
     return code
+
+
+def _not_started() -> int:
+    """The last line of a run that could not start at all (so it has no reports)."""
+    print("roc-conformance: NOTHING JUDGED (the run could not start) (exit 3); no reports", file=sys.stderr)
+    return EXIT_FATAL
 
 
 def _report(args: argparse.Namespace) -> int:

@@ -286,8 +286,7 @@ def _run(doc: dict[str, Any]) -> list[str]:
 
 
 def _database_path() -> str:
-    """Where explore runs keep failing examples (settings.py decides; read from there when it says)."""
-    from roc_conformance import settings
+    """Where explore runs keep failing examples by default (a report older than ``databasePath``)."""
+    from roc_conformance.settings import DEFAULT_DATABASE
 
-    path = getattr(settings, "EXPLORE_DATABASE", None) or getattr(settings, "DATABASE_PATH", None)
-    return str(path) if path else ".hypothesis/roc-explore"
+    return str(DEFAULT_DATABASE)

@@ -173,3 +173,10 @@ def test_the_cli_writes_the_log_and_renders_every_report_from_it(tmp_path, capsy
     doc = json.loads((out / "report.json").read_text())
     assert doc == report_from_log(out / LOG_NAME)
     assert lines(out / LOG_NAME)[-1]["record"] == "footer"
+
+
+def test_a_run_whose_adapter_does_not_start_ends_with_the_same_kind_of_last_line(tmp_path, capsys):
+    code = main(["run", "--target", "cmd:/nonexistent/adapter --port {port}", "--report-dir", str(tmp_path)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 3
+    assert err[-1] == "roc-conformance: NOTHING JUDGED (the run could not start) (exit 3); no reports"
