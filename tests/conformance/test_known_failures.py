@@ -15,7 +15,7 @@ import pytest
 from roc_conformance.checks import all_checks
 from roc_conformance.checks.wire_schema import SCHEMA_REQUIREMENTS
 from roc_conformance.cli import EXIT_INCOMPLETE, EXIT_NOT_CONFORMANT, EXIT_OK, EXIT_USAGE, main
-from roc_conformance.expectations import Entry, parse, render
+from roc_conformance.expectation_file import Entry, parse, render
 from roc_conformance.report import validate_report
 from roc_harness_support import load_broken, serving
 from roc_reference.harness.server import HarnessServicer
@@ -345,7 +345,7 @@ def test_cli_usage_errors_exit_2_before_any_run(tmp_path, capsys):
 def test_the_example_file_names_real_requirements_and_checks(monkeypatch):
     from pathlib import Path
 
-    from roc_conformance.expectations import load
+    from roc_conformance.expectation_file import load
     from roc_conformance.registry import load_registry
 
     monkeypatch.delenv("ROC_REQUIREMENTS")  # the spec's own registry
