@@ -49,9 +49,8 @@ class State:
     HOLDS = "holds"  # it fails (a known failure), or failed or errored (a flaky item)
     STALE = "stale"  # it passes now
     UNKNOWN = "unknown"  # the suite has no such requirement or check
-    NOT_JUDGED = (
-        "not-judged"  # it exists, but this run neither passed nor failed it (SKIPPED, NOT_TESTED, ERROR)
-    )
+    # It exists, but this run neither passed nor failed it (SKIPPED, NOT_TESTED, ERROR, not selected).
+    NOT_JUDGED = "not-judged"
 
 
 @dataclass(frozen=True)
@@ -95,7 +94,9 @@ def match(
         if not mine:
             if entry.name not in {*suite_checks, WIRE_CHECK}:
                 return Match(entry, State.UNKNOWN, None, "the suite has no such check")
-            return Match(entry, State.NOT_JUDGED, None, "not run (not selected by --only)")
+            return Match(
+                entry, State.NOT_JUDGED, None, "not run in this run (not selected by --only or --req)"
+            )
         statuses = [c.status for c in mine]
         status = next((s for s in (Status.FAIL, Status.ERROR, Status.PASS) if s in statuses), statuses[0])
         detail = next((c.message for c in mine if c.status is status), "")
