@@ -30,6 +30,11 @@ import {
 } from "@bufbuild/protobuf";
 
 import { file_roc_conformance_v1_harness } from "./gen/roc/conformance/v1/harness_pb.ts";
+import { file_roc_v1_agent_result } from "./gen/roc/v1/agent_result_pb.ts";
+import { file_roc_v1_error } from "./gen/roc/v1/error_pb.ts";
+import { file_roc_v1_interrupt } from "./gen/roc/v1/interrupt_pb.ts";
+import { file_roc_v1_message } from "./gen/roc/v1/message_pb.ts";
+import { file_roc_v1_resume } from "./gen/roc/v1/resume_pb.ts";
 import { file_roc_v1_snapshot } from "./gen/roc/v1/snapshot_pb.ts";
 
 /** A document or message that has no counterpart under the mapping. */
@@ -83,8 +88,17 @@ const FLATTENED_ONEOFS: Readonly<Record<string, string>> = { "roc.conformance.v1
 const OMIT_WHEN_EMPTY = new Set(["roc.conformance.v1.AgentSpec.tools", "roc.conformance.v1.AgentSpec.hooks"]);
 const JSON_VALUE_TYPES = new Set(["google.protobuf.Value", "google.protobuf.Struct", "google.protobuf.ListValue"]);
 
-/** Every RoC and harness type (the harness file imports every roc.v1 file but the snapshot's). */
-export const registry: Registry = createRegistry(file_roc_conformance_v1_harness, file_roc_v1_snapshot);
+/** Every RoC and harness type. A registry holds the types of the files it is given, not of their imports,
+ * so each file is listed (a new .proto file is added here). */
+export const registry: Registry = createRegistry(
+  file_roc_conformance_v1_harness,
+  file_roc_v1_agent_result,
+  file_roc_v1_error,
+  file_roc_v1_interrupt,
+  file_roc_v1_message,
+  file_roc_v1_resume,
+  file_roc_v1_snapshot,
+);
 
 type JsonObject = { [key: string]: JsonValue };
 
