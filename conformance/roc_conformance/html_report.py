@@ -11,7 +11,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from roc_conformance.readable import readable_lines, readable_text
+from roc_conformance.readable import clip, readable_lines, readable_text
 from roc_conformance.speclinks import spec_url
 from roc_conformance.summary import VERDICT_MEANING, verdict_of
 
@@ -171,7 +171,7 @@ def _errors(doc: dict[str, Any]) -> list[str]:
         body = _pre(chk.get("message", ""), 3000)
         if chk.get("counterexample"):
             body += _pre(chk["counterexample"], 8000)
-        parts.append(_details(f"{chk['name']}: {chk.get('message', '')[:160]}", body))
+        parts.append(_details(f"{chk['name']}: {clip(chk.get('message', ''), 160)}", body))
     return parts
 
 
@@ -179,7 +179,7 @@ def _requirements(doc: dict[str, Any]) -> list[str]:
     rows = "".join(
         f'<tr id="req-{_e(r["id"])}"><td>{_link(r)}</td><td>{_e(r["level"])}</td><td>{_e(r["profile"])}</td>'
         f'<td class="s {_cls(r["status"])}">{_e(r["status"])}</td>'
-        f"<td>{_e(readable_text(r.get('reason', ''))[:600])}</td></tr>"
+        f"<td>{_e(clip(r.get('reason', ''), 600))}</td></tr>"
         for r in doc["requirements"]
     )
     table = (
@@ -201,7 +201,7 @@ def _checks(doc: dict[str, Any]) -> list[str]:
             f"<tr><td><code>{_e(chk['name'])}</code></td><td>{_e(chk['kind'])}</td>"
             f'<td class="s {_cls(chk["status"])}">{_e(chk["status"])}</td>'
             f"<td>{_e(', '.join(chk['requirements']))}</td><td>{chk['durationSeconds']:.2f} s</td>"
-            f"<td>{_e(readable_text(chk.get('message', ''))[:400])}"
+            f"<td>{_e(clip(chk.get('message', ''), 400))}"
             + (f"<ul>{notes}</ul>" if notes else "")
             + "</td></tr>"
         )

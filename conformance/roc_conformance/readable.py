@@ -101,6 +101,15 @@ def readable_text(text: str) -> str:
     return "".join(out)
 
 
+def clip(text: str, limit: int) -> str:
+    """``readable_text`` of at most about ``limit`` characters of ``text``: cut, then mended, so a JSON value
+    the cut goes through keeps its complete members instead of ending mid-object."""
+    if len(text) <= limit:
+        return readable_text(text)
+    shown = readable_text(text[:limit])
+    return shown if shown.endswith(ELLIPSIS) else shown + f" {ELLIPSIS}"
+
+
 def readable_lines(text: str, *, max_chars: int) -> list[str]:
     """``readable_text`` line by line, in about ``max_chars``: whole lines only. When they do not fit, the
     last lines are kept (a transcript ends at the divergence) with the first one, and one line says how many

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from roc_conformance.expectations import markdown as expectations_markdown
-from roc_conformance.readable import readable_lines, readable_text
+from roc_conformance.readable import clip, readable_lines
 from roc_conformance.speclinks import spec_url
 
 MAX_FULL_FAILURES = 25  # failed requirements shown in full; the rest are listed
@@ -136,7 +136,7 @@ def _failures(doc: dict[str, Any]) -> list[str]:
     if rest:
         lines += ["", f"{len(rest)} more failed requirement(s), in report.html and report.json:", ""]
         lines += [
-            f"- {_req_link(r)} ({r['level']}, {r['profile']}): {_cell(r.get('reason', ''))[:200]}"
+            f"- {_req_link(r)} ({r['level']}, {r['profile']}): {_cell(clip(r.get('reason', ''), 200))}"
             for r in rest
         ]
     return lines
@@ -167,10 +167,7 @@ def _failure(req: dict[str, Any], blocked: list[str]) -> list[str]:
     if consequences:
         lines += _details(
             f"Seen after it: {len(consequences)} consequence(s), not failures of their own",
-            [
-                f"- {', '.join(c['requirements'])}: {_cell(readable_text(c['message']))[:400]}"
-                for c in consequences
-            ],
+            [f"- {', '.join(c['requirements'])}: {_cell(clip(c['message'], 400))}" for c in consequences],
         )
     if blocked:
         lines += _details(
@@ -216,7 +213,7 @@ def _errors(doc: dict[str, Any]) -> list[str]:
         "implementation's failures, and what they would have judged has no verdict.",
         "",
     ]
-    lines += [f"- {_cell(readable_text(reason))[:400]}: {_ids(ids, 10)}" for reason, ids in by_reason.items()]
+    lines += [f"- {_cell(clip(reason, 400))}: {_ids(ids, 10)}" for reason, ids in by_reason.items()]
     return lines
 
 
@@ -237,7 +234,7 @@ def _not_judged(doc: dict[str, Any]) -> list[str]:
         lines += ["", f"## Not tested ({len(untested)})", "", "; ".join(p for p in parts if p) + "."]
         table = ["| requirement | level | profile | reason |", "|---|---|---|---|"]
         for r in untested:
-            reason = _cell(readable_text(r.get("reason", "")))[:300]
+            reason = _cell(clip(r.get("reason", ""), 300))
             table.append(f"| {_req_link(r)} | {r['level']} | {r['profile']} | {reason} |")
         lines += _details("The requirements and why", table)
     skipped = [r for r in doc["requirements"] if r["status"] == "SKIPPED"]
