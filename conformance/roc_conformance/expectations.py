@@ -94,9 +94,7 @@ def match(
         if not mine:
             if entry.name not in {*suite_checks, WIRE_CHECK}:
                 return Match(entry, State.UNKNOWN, None, "the suite has no such check")
-            return Match(
-                entry, State.NOT_JUDGED, None, "not run in this run (not selected by --only or --req)"
-            )
+            return Match(entry, State.NOT_JUDGED, None, "not run: not selected by --only or --req")
         statuses = [c.status for c in mine]
         status = next((s for s in (Status.FAIL, Status.ERROR, Status.PASS) if s in statuses), statuses[0])
         detail = next((c.message for c in mine if c.status is status), "")
@@ -104,7 +102,7 @@ def match(
         req = next((r for r in result.requirements if r.requirement.id == entry.name), None)
         if req is None:
             if entry.name in set(spec_ids):
-                return Match(entry, State.NOT_JUDGED, None, "not judged in this run (not selected by --req)")
+                return Match(entry, State.NOT_JUDGED, None, "not judged: not selected by --req")
             return Match(entry, State.UNKNOWN, None, "the spec has no such requirement")
         status, detail = req.status, req.reason
     if status is Status.FAIL or (flaky and status is Status.ERROR):
@@ -242,8 +240,9 @@ class Outcome:
             lines.append(f"  unknown entry {_where(m, file)}: {m.entry.key}: {m.detail}")
         for m in self.of_state(State.NOT_JUDGED):
             lines.append(
-                f"  not judged {_where(m, self.known_file)}: {m.entry.key} is {m.status or 'not run'} "
-                f"({m.detail[:120]}); kept"
+                f"  not judged {_where(m, self.known_file)}: {m.entry.key} "
+                + (f"is {m.status} ({m.detail[:120]})" if m.status else f"({m.detail})")
+                + "; kept"
             )
         for m in self.of_state(State.HOLDS, self.flaky):
             times = self.flaky_failures.get(m.entry.key, 1)
@@ -475,9 +474,8 @@ def markdown(doc: dict[str, Any] | None) -> list[str]:
                 where = f"{block['file']}:{m['line']}" if m.get("line") else block["file"]
                 state = "failed" if label and m["state"] == State.HOLDS else m["state"]
                 detail = _cell(m.get("detail", ""))[:150]
-                lines.append(
-                    f"- {label}{state} `{m['entry']}` ({where}): {m['status'] or 'not run'}; {detail}"
-                )
+                status = f"{m['status']}; " if m["status"] else ""
+                lines.append(f"- {label}{state} `{m['entry']}` ({where}): {status}{detail}")
         if not label:
             held = sum(1 for m in block["entries"] if m["state"] == State.HOLDS)
             lines.append(f"- {held} of {len(block['entries'])} known failures still fail")
