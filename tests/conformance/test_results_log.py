@@ -4,8 +4,14 @@ is rendered from (a killed run's log too)."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
+import pytest
 from roc_conformance.checks.base import Check
 from roc_conformance.checks.explicit import check_error_shape
 from roc_conformance.cli import EXIT_INCOMPLETE, EXIT_NOT_CONFORMANT, main
@@ -180,3 +186,47 @@ def test_a_run_whose_adapter_does_not_start_ends_with_the_same_kind_of_last_line
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 3
     assert err[-1] == "roc-conformance: NOTHING JUDGED (the run could not start) (exit 3); no reports"
+
+
+@pytest.mark.slow
+def test_a_killed_run_leaves_a_log_that_renders_its_finished_checks(tmp_path, capsys):
+    """SIGKILL: no handler runs, nothing is finished; what was logged is all there is."""
+    out = tmp_path / "r"
+    log = out / LOG_NAME
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "roc_conformance.cli",
+            "run",
+            "--target",
+            "reference",
+            "--report-dir",
+            str(out),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,  # its own process group: the adapter it started goes with it
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            if log.is_file() and len(log.read_text(encoding="utf-8").splitlines()) >= 4:
+                break
+            time.sleep(0.05)
+        assert proc.poll() is None, "the run ended before it could be killed"
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+    assert not (out / "report.json").exists()  # nothing but the log was written
+    logged = read_log(log)
+    assert logged.footer is None
+    assert len(logged.checks) >= 3
+    assert main(["report", str(log)]) == EXIT_INCOMPLETE
+    assert capsys.readouterr().err.strip().splitlines()[-1].startswith("roc-conformance: INCOMPLETE (exit 4)")
+    doc = json.loads((out / "report.json").read_text())
+    assert validate_report(doc) == []
+    assert doc["complete"] is False
+    by_status = {c["status"] for c in doc["checks"]}
+    assert "PASS" in by_status
+    assert any(c.get("message", "").startswith("not run") for c in doc["checks"])
