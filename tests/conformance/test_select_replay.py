@@ -7,18 +7,21 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+import grpc
 import pytest
 from roc_conformance.checks import all_checks
 from roc_conformance.checks.stateful import machine_checks
 from roc_conformance.cli import EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE, main
+from roc_conformance.pb.roc.conformance.v1 import harness_pb2 as hpb
 from roc_conformance.registry import load_registry
-from roc_conformance.replay import EXIT_BAD_FILE, EXIT_FAIL, EXIT_PASS, EXIT_UNREACHABLE
+from roc_conformance.replay import EXIT_BAD_FILE, EXIT_FAIL, EXIT_NOT_RUN, EXIT_PASS, EXIT_UNREACHABLE
 from roc_conformance.report import validate_report
 from roc_conformance.runner import run_suite
 from roc_conformance.selection import plan_requirements
 from roc_conformance.settings import DEFAULT_DATABASE, EXPLORE, RunSettings, prepare_database
 from roc_conformance.target import Target
 from roc_harness_support import load_broken, serving
+from roc_reference.harness.server import HarnessServicer
 
 ROOT = Path(__file__).resolve().parents[2]
 VECTORS = ROOT / "conformance" / "vectors" / "v1"
@@ -151,6 +154,26 @@ def test_a_malformed_file_is_exit_2_with_its_schema_errors(
     not_json.write_text("{", encoding="utf-8")
     assert main(["replay", str(not_json), "--target", "127.0.0.1:1"]) == EXIT_BAD_FILE
     assert "not JSON" in capsys.readouterr().out
+
+
+class NoSessions(HarnessServicer):
+    """The reference adapter claiming no sessions."""
+
+    def Describe(self, request: hpb.DescribeRequest, context: grpc.ServicerContext) -> hpb.DescribeResponse:
+        reply = super().Describe(request, context)
+        kept = [p for p in reply.profiles if p != "sessions"]
+        del reply.profiles[:]
+        reply.profiles.extend(kept)
+        return reply
+
+
+def test_a_vector_needing_an_unclaimed_profile_is_not_run(capsys: pytest.CaptureFixture[str]) -> None:
+    path = VECTORS / "partial-answers-across-restores.json"  # restores: needs sessions
+    with serving(NoSessions()) as (address, _):
+        assert main(["replay", str(path), "--target", address]) == EXIT_NOT_RUN
+    out = capsys.readouterr().out
+    assert "NOT RUN" in out
+    assert "sessions" in out.splitlines()[-1]
 
 
 def test_an_unreachable_adapter_is_exit_3(capsys: pytest.CaptureFixture[str]) -> None:
