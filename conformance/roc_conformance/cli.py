@@ -331,7 +331,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--target",
         required=True,
-        help="'reference' (start the reference adapter) or HOST:PORT of a running adapter",
+        help="'reference' (start the reference adapter), cmd:<command line> (start it) or HOST:PORT",
     )
     run.add_argument(
         "--profile",
