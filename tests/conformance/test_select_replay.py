@@ -87,6 +87,19 @@ def test_req_runs_only_those_checks_and_judges_only_that_requirement(
     assert judged[profile]["counts"] == {"PASS": 1}
 
 
+def test_req_and_only_combine(tmp_path: Path) -> None:
+    rid = "ROC-MODEL-008"
+    expected = {name for name in _verifying(rid) if name.startswith("vector:")}
+    assert expected
+    assert expected != _verifying(rid)
+    with serving() as (address, _):
+        args = ["run", "--target", address, "--req", rid, "--only", "vector:*", "--report-dir", str(tmp_path)]
+        assert main([*args, "--quiet"]) == EXIT_OK
+    doc = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    assert {c["name"] for c in doc["checks"]} - {"wire:schema"} == expected
+    assert next(r["status"] for r in doc["requirements"] if r["id"] == rid) == "PASS"
+
+
 def test_an_unknown_requirement_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # No adapter is started for a usage error: the target would not even be reachable.
     code = main(["run", "--target", "127.0.0.1:1", "--req", "ROC-NOPE-999", "--report-dir", str(tmp_path)])
