@@ -488,6 +488,7 @@ def run_suite(
     finally:
         out.close()
         run.rpc_total += client.rpc_count
+        run.live_rpcs = 0
         client.close()
         if peer_client is not None:
             peer_client.close()
@@ -514,6 +515,7 @@ class _Run:
     stopped: str | None = None  # why the checks after some point were not run (deadline, interrupt)
     results: list[CheckResult] = field(default_factory=list)
     rpc_total: int = 0
+    live_rpcs: int = 0  # RPCs of the client in use, not yet in rpc_total: counted in partial results
 
     def connect(self, address: str) -> HarnessClient:
         client = self.factory(address)
@@ -535,7 +537,7 @@ class _Run:
             profiles=judge_profiles(self.registry, reqs, self.description, self.selected, self.fatal),
             fatal=self.fatal,
             restarts=self.target.restarts,
-            rpc_count=self.rpc_total,
+            rpc_count=self.rpc_total + self.live_rpcs,
             peer=self.peer.label if self.peer is not None else None,
             complete=complete and self.stopped is None,
             stopped=self.stopped,
@@ -573,6 +575,7 @@ def _run_all(
 
     def restart() -> HarnessClient:
         run.rpc_total += client.rpc_count
+        run.live_rpcs = 0
         client.close()
         run.target.restart()
         fresh = run.connect(run.target.address)
@@ -623,6 +626,7 @@ def _run_all(
             for done in (res,) if again is None else (res, again):
                 area_results.append(done)
                 run.add(done)
+            run.live_rpcs = client.rpc_count
             run.checked()
         out.area_done(area, area_results, time.monotonic() - area_start)
     if any(r.status is not Status.SKIPPED for r in run.results):

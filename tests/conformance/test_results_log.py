@@ -92,6 +92,9 @@ def test_each_check_is_in_the_log_as_soon_as_it_finished(tmp_path):
     assert head["startedAt"].endswith("Z")
     assert [c["name"] for c in head["plan"]] == [c.name for c in CHECKS]
     assert records[2]["check"]["name"] == "t:fail"
+    counts = [r["rpcCount"] for r in records[1:-1]]
+    assert counts == sorted(counts)
+    assert counts[0] > 0  # what a killed run's report counts: the RPCs sent so far
     assert records[2]["check"]["status"] == "FAIL"
     assert records[-2]["check"]["name"] == "wire:schema"  # the run's last check, logged with the footer
     assert end["verdict"] == "NOT CONFORMANT"
