@@ -20,13 +20,10 @@ from roc_conformance.settings import RunSettings
 from roc_conformance.target import Target
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from roc_harness_support import serving
+from roc_harness_support import load_broken, serving
 
 FIXTURE = "only_first_hook"  # a broken fixture both machines catch within SMALL
 SMALL = RunSettings(name="small", derandomize=True, max_examples=12, stateful_step_count=8, shrink_seconds=0)
-
-
-BROKEN = Path(__file__).resolve().parents[2] / "conformance" / "fixtures" / "broken"
 
 
 def _judge(monkeypatch: pytest.MonkeyPatch, serial: bool, fixture: str | None = None) -> RunResult:
@@ -42,10 +39,7 @@ def _judge(monkeypatch: pytest.MonkeyPatch, serial: bool, fixture: str | None = 
     monkeypatch.setattr(runner, "run_side_by_side", spy)
     with ExitStack() as stack:
         if fixture is not None:
-            sys.path.insert(0, str(BROKEN))
-            from _support import load
-
-            stack.enter_context(load(fixture).patch())
+            stack.enter_context(load_broken(fixture).patch())
         address, _ = stack.enter_context(serving())
         result = run_suite(
             Target(address=address, label="reference"), machine_checks(), load_registry(), SMALL
