@@ -590,6 +590,9 @@ def _run_all(
         area_results: list[CheckResult] = []
         # State machines of one area run side by side (roc_conformance.parallel); the loop takes the results.
         runnable = [c for c in area_checks if skip_reason(c, description, run.selected, run.registry) is None]
+        if len(runnable) > 1 and all(c.kind == "machine" for c in runnable):
+            # They may run at once (parallel.py), before the loop below shows each: show them all now.
+            out.update(area, 0, len(area_checks), " + ".join(c.name for c in runnable))
         ready = run_side_by_side(run, runnable, client, observer, peer_client)
         run.rpc_total += ready.rpc_count
         for index, chk in enumerate(area_checks):
