@@ -280,8 +280,19 @@ def test_html_report_is_self_contained_linked_and_escaped(tmp_path):
             self.loads: list[str] = []
             self.details = 0
 
+            self.open: list[str] = []
+            self.unbalanced: list[str] = []
+
+        def handle_endtag(self, tag):
+            if self.open and self.open[-1] == tag:
+                self.open.pop()
+            else:
+                self.unbalanced.append(tag)
+
         def handle_starttag(self, tag, attrs):
             self.tags.append(tag)
+            if tag != "meta":
+                self.open.append(tag)
             self.details += tag == "details"
             attrs = dict(attrs)
             if tag in ("script", "img", "iframe", "link") or "src" in attrs:
@@ -290,6 +301,7 @@ def test_html_report_is_self_contained_linked_and_escaped(tmp_path):
     refs = Refs()
     refs.feed(page)
     assert refs.loads == []  # nothing fetched: one file, inline CSS
+    assert (refs.open, refs.unbalanced) == ([], [])  # escaped text opens no element
     assert "style" in refs.tags
     assert refs.details >= 2  # the transcript and the consequences fold
 
