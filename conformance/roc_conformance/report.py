@@ -15,6 +15,7 @@ from typing import Any
 from xml.etree import ElementTree as ET
 
 from roc_conformance.html_report import html_report
+from roc_conformance.readable import clip
 from roc_conformance.runner import RunResult
 from roc_conformance.summary import markdown, verdict_of
 
@@ -77,7 +78,7 @@ def junit_xml(doc: dict[str, Any]) -> str:
         reason = req.get("reason", "")
         if status == "FAIL":
             counts["failures"] += 1
-            failure = ET.SubElement(case, "failure", message=reason[:500], type="ConformanceViolation")
+            failure = ET.SubElement(case, "failure", message=clip(reason, 500), type="ConformanceViolation")
             failure.text = "\n\n".join(
                 f"[{f['check']}] {f['message']}"
                 + (f"\n{f['counterexample']}" if f.get("counterexample") else "")
@@ -85,10 +86,10 @@ def junit_xml(doc: dict[str, Any]) -> str:
             )
         elif status == "ERROR":
             counts["errors"] += 1
-            ET.SubElement(case, "error", message=reason[:500], type="HarnessFault")
+            ET.SubElement(case, "error", message=clip(reason, 500), type="HarnessFault")
         elif status in ("SKIPPED", "NOT_TESTED"):
             counts["skipped"] += 1
-            ET.SubElement(case, "skipped", message=f"{status}: {reason}"[:500])
+            ET.SubElement(case, "skipped", message=clip(f"{status}: {reason}", 500))
         if req.get("checks"):
             ET.SubElement(case, "system-out").text = "checks: " + ", ".join(req["checks"])
     for key, value in counts.items():
