@@ -79,6 +79,8 @@ def markdown(doc: dict[str, Any]) -> str:
 
 
 def _profiles(doc: dict[str, Any]) -> list[str]:
+    if doc.get("fatal"):
+        return []  # nothing was judged, for the one reason stated above
     lines = [
         "",
         "## Profiles",
