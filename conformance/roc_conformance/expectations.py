@@ -231,7 +231,8 @@ class Outcome:
                 + ", ".join(f"{n} {s}" for s, n in counts.items() if n)
             )
         for new in self.new_failures:
-            lines.append(f"  new failure: {new.requirement} ({', '.join(new.checks)}): {new.message[:200]}")
+            message = _cell(new.message)[:200]
+            lines.append(f"  new failure: {new.requirement} ({', '.join(new.checks)}): {message}")
         for m in self.stale:
             lines.append(f"  stale entry {_where(m, self.known_file)}: {m.entry.key} passes now; remove it")
         for m, file in [(m, self.known_file) for m in self.of_state(State.UNKNOWN)] + [
@@ -516,8 +517,9 @@ class Expected:
         lines = []
         if self.written is not None and self.update is not None:
             removed = f"; removed {', '.join(self.update.removed)}" if self.update.removed else ""
+            kept = _count(self.update.kept, "entry", "entries")
             lines.append(
-                f"roc-conformance: wrote {self.written}: {self.update.kept} entries kept, "
+                f"roc-conformance: wrote {self.written}: {kept} kept, "
                 f"{self.update.added} new (their reasons say TODO){removed}"
             )
         return lines + (self.outcome.console() if self.outcome is not None else [])
