@@ -23,6 +23,8 @@ import { type Scenario, parseScenario } from "./scenario.ts";
 import { Trace } from "./trace.ts";
 
 export const HARNESS_PROTOCOL_VERSION = 3;
+/** The kit's version (package.json); a new harness protocol that needs adapters to change is a new major. */
+export const KIT_VERSION = "0.1.0";
 
 /** What Describe answers: the implementation under test, the adapter, and what they claim. */
 export interface AdapterInfo {
