@@ -180,3 +180,9 @@ test("toolBody records the outcome of the body: returned, failed, interrupted", 
     ["returned", "failed", "interrupted"],
   );
 });
+
+test("KIT_VERSION is the package version", async () => {
+  const { KIT_VERSION } = await import("../src/service.ts");
+  const pkg = JSON.parse((await import("node:fs")).readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
+  assert.equal(KIT_VERSION, pkg.version);
+});
