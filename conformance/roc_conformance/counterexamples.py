@@ -44,3 +44,10 @@ def save_counterexamples(results: Iterable[CheckResult], directory: Path) -> lis
             result.counterexample_file = str(path)
             written.append(path)
     return written
+
+
+def rpcs_after_create(counterexample: str) -> int:
+    """How many RPCs a state machine's counterexample sends after its CreateAgent: the transcript lines of its
+    steps (an Invoke each; a snapshot + restore shows as its TakeSnapshot and its RestoreAgent)."""
+    transcript, _, _ = counterexample.partition("\n\n")
+    return sum(1 for line in transcript.splitlines() if line.startswith("[step "))

@@ -19,6 +19,7 @@ machines, plus the explicit checks a fixture names in ``CHECKS``) then judges it
 from __future__ import annotations
 
 import importlib.util
+import statistics
 import sys
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -154,3 +155,33 @@ def test_two_wrongs_are_both_reported(name):
     result = caught(wanted, name, DANGLING)
     missing = wanted - failing(result)
     assert not missing, f"{name} + {DANGLING}: {sorted(missing)} undetected\n{explain(result)}"
+
+
+def test_shrunk_counterexamples_are_short(capsys):
+    """The counterexample the state machines report for a broken fixture is short: over the fixtures that
+    break a requirement the machines judge (and that they catch), the median counterexample sends at most 3
+    RPCs after its CreateAgent. Printed per fixture: the length as Hypothesis shrank it and as reported
+    (minimized by replaying it against the same runtime, roc_conformance.minimize)."""
+    from roc_conformance.machine import MACHINE_REQUIREMENTS
+
+    measure = _load_measure()
+    judged = set(MACHINE_REQUIREMENTS)
+    names = [n for n in NAMES if set(SUPPORT.load(n).BREAKS) & judged]
+    with capsys.disabled():
+        print()
+        rows = measure.print_shrunk(names, measure.shrunk_settings())
+    assert len(rows) >= len(names) // 2, "the state machines catch too few fixtures to measure"
+    for row in rows:
+        assert row.reported <= row.shrunk, row
+    reported = sorted(r.reported for r in rows)
+    assert statistics.median(reported) <= 3, reported
+
+
+def _load_measure():
+    spec = importlib.util.spec_from_file_location("roc_broken_measure", BROKEN / "measure.py")
+    module = importlib.util.module_from_spec(spec)
+    if str(BROKEN) not in sys.path:
+        sys.path.insert(0, str(BROKEN))  # measure.py imports _support
+    sys.modules[spec.name] = module  # its dataclass looks its module up
+    spec.loader.exec_module(module)
+    return module

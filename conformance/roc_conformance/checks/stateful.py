@@ -115,14 +115,15 @@ def run_rounds(ctx: CheckContext, build: Any, ledger: Any, *, database_key: str 
             first = violations[0]
             notes = getattr(exc, "__notes__", None) or getattr(first, "__notes__", None) or []
             ids = tuple(dict.fromkeys(r for v in violations for r in v.requirements))
-            ctx.evidence.fail(
-                Finding(
-                    ids,
-                    "; ".join(v.message for v in violations)[:4000],
-                    counterexample=first.counterexample or "\n".join(str(n) for n in notes) or None,
-                    vector=next((v.vector for v in violations if v.vector is not None), None),
-                )
+            finding = Finding(
+                ids,
+                "; ".join(v.message for v in violations)[:4000],
+                counterexample=first.counterexample or "\n".join(str(n) for n in notes) or None,
+                vector=next((v.vector for v in violations if v.vector is not None), None),
             )
+            if ctx.settings.shrink_seconds > 0:
+                finding = shorter(finding, ctx, tolerate)
+            ctx.evidence.fail(finding)
             if set(ids) <= tolerate:  # nothing new: the run cannot make progress past it
                 break
             tolerate |= set(ids)
@@ -144,6 +145,37 @@ def run_rounds(ctx: CheckContext, build: Any, ledger: Any, *, database_key: str 
     )
     if ledger.tolerated:
         ctx.note(f"{ledger.tolerated} findings of already-failed requirements were re-synchronised past")
+
+
+def shorter(finding: Finding, ctx: CheckContext, tolerate: frozenset[str]) -> Finding:
+    """``finding`` with the shortest counterexample ``minimize`` finds for the same requirements (as is when
+    there is none, or a harness fault interrupts the replays)."""
+    from roc_conformance.errors import HarnessFault
+    from roc_conformance.machine import counterexample_text, counterexample_vector
+    from roc_conformance.minimize import minimize
+    from roc_conformance.oracle.check import merge
+
+    vector = finding.vector
+    if vector is None:
+        return finding
+    profiles = frozenset(vector.get("profiles") or ())
+    try:
+        best = minimize(
+            vector["agent"], vector["steps"], ctx.client, hook_events="hooks" in profiles, tolerate=tolerate
+        )
+    except HarnessFault:
+        ctx.client.reset_latch()  # the finding stands; a dead adapter shows again in the next round
+        return finding
+    if best is None:
+        return finding
+    ids = tuple(dict.fromkeys(r for v in best.found for r in v.requirements))
+    if set(ids) != set(finding.requirements):
+        return finding
+    vector = counterexample_vector(best.driver, best.found, profiles)
+    merged = merge(best.found, f"at step {best.step} (a minimized run)")
+    return Finding(
+        ids, merged.message[:4000], counterexample=counterexample_text(best.driver, vector), vector=vector
+    )
 
 
 def machine_checks() -> list[Check]:

@@ -29,8 +29,9 @@ from typing import Any, Protocol
 
 from . import reqs
 from .check import IdBinder, Violation, check_history, check_result
+from .copying import deep_copy
 from .engine import MISSING, Input, Key, OracleAgent, Outcome, Ref, Response, Resume, UnknownRef
-from .scenario import JSON, AgentSpec, canonical, parse_spec
+from .scenario import JSON, AgentSpec, canonical, parse_spec, same_canonical
 
 IN_SYNC, RESYNCED, TAINTED, ENDED = "in sync", "resynced", "tainted", "ended"
 
@@ -127,9 +128,9 @@ class Driver:
                 iid = known if known is not None else f"unreported:{ref[0]}:{ref[1] or '-'}:{ref[2]}"
             item: dict[str, JSON] = {"interruptId": iid}
             if not omit_response:
-                item["response"] = copy.deepcopy(value)
+                item["response"] = deep_copy(value)
             wire.append(item)
-            refs.append(Response(oref, MISSING if omit_response else copy.deepcopy(value)))
+            refs.append(Response(oref, MISSING if omit_response else deep_copy(value)))
         return {"interruptResponses": wire}, Resume(tuple(refs))
 
     # ---- steps ----------------------------------------------------------------------------------
@@ -140,7 +141,7 @@ class Driver:
         symbolic = self._symbolic(wire)
         before = self.oracle.copy()
         outcome = self.oracle.invoke(inp)
-        self.steps.append((symbolic, outcome, copy.deepcopy(self.oracle.pending_assistant)))
+        self.steps.append((symbolic, outcome, deep_copy(self.oracle.pending_assistant)))
         observed = self.impl.invoke(self.handle, wire)
         self.log.append(Exchange({"rpc": "Invoke", **wire}, observed, len(self.steps) - 1))
         self.last_outcome = outcome
@@ -236,23 +237,23 @@ class Driver:
 
     def _remember(self, observed: dict[str, JSON]) -> None:
         if isinstance(observed.get("messages"), list):
-            self.seen_messages = copy.deepcopy(observed["messages"])
+            self.seen_messages = deep_copy(observed["messages"])
         if "state" in observed:
-            self.seen_state = copy.deepcopy(observed["state"])
+            self.seen_state = deep_copy(observed["state"])
 
     def _appended(self, observed: dict[str, JSON]) -> list[dict[str, JSON]] | None:
         """The messages this reply's history added to the previous reply's (None: not a pure append)."""
         now, then = observed.get("messages"), self.seen_messages
         if not isinstance(now, list) or not isinstance(then, list) or len(now) < len(then):
             return None
-        if canonical(now[: len(then)]) != canonical(then):
+        if not same_canonical(now[: len(then)], then):
             return None
         return [m if isinstance(m, dict) else {} for m in now[len(then) :]]
 
     def _symbolic(self, wire: dict[str, JSON]) -> dict[str, JSON]:
         """The input with interrupt ids replaced by references (ids are opaque; vectors name interrupts)."""
         if "interruptResponses" not in wire:
-            return copy.deepcopy(wire)
+            return deep_copy(wire)
         by_id = {v: k for k, v in self.binder.history.items()}
         items: list[dict[str, JSON]] = []
         for r in wire["interruptResponses"]:
@@ -263,7 +264,7 @@ class Driver:
                 else {"interruptId": str(r.get("interruptId"))}
             )
             if "response" in r:
-                item["response"] = copy.deepcopy(r["response"])
+                item["response"] = deep_copy(r["response"])
             items.append(item)
         return {"interruptResponses": items}
 

@@ -10,11 +10,11 @@ Deliberately independent of ``roc_reference``: the suite must not inherit the re
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from . import reqs
+from .copying import deep_copy
 from .scenario import JSON, AgentSpec, HookDef, ScenarioError, Step, json_equal, tool_uses
 
 Key = tuple[str, str | None, str]
@@ -198,7 +198,7 @@ class OracleAgent:
     def __init__(self, spec: AgentSpec) -> None:
         self.spec = spec
         self.messages: list[dict[str, JSON]] = []
-        self.state: dict[str, JSON] = copy.deepcopy(spec.state)
+        self.state: dict[str, JSON] = deep_copy(spec.state)
         self.pending_assistant: dict[str, JSON] | None = None
         self.completed: dict[str, dict[str, JSON]] = {}
         self.interrupts: dict[Key, Registered] = {}
@@ -236,7 +236,7 @@ class OracleAgent:
 
     def copy(self) -> OracleAgent:
         clone = OracleAgent.__new__(OracleAgent)
-        clone.__dict__.update(copy.deepcopy({k: v for k, v in self.__dict__.items() if k != "spec"}))
+        clone.__dict__.update({k: deep_copy(v) for k, v in self.__dict__.items() if k != "spec"})
         clone.spec = self.spec
         return clone
 
@@ -244,7 +244,7 @@ class OracleAgent:
         """Re-synchronise with an implementation that diverged only in data: continue from the state it
         holds and the model turns it has used (the scripted model's cursor is the harness's, not ours)."""
         if state is not None:
-            self.state = copy.deepcopy(state)
+            self.state = deep_copy(state)
         self._model_calls = model_calls
 
     def pending_keys(self) -> list[Key]:
@@ -284,7 +284,7 @@ class OracleAgent:
         elif isinstance(inp, Mixed):
             out = self._error({"NOT_INTERRUPTED"}, reqs.NOT_INTERRUPTED)
         else:
-            self._append({"role": "user", "content": copy.deepcopy(inp.content)})
+            self._append({"role": "user", "content": deep_copy(inp.content)})
             try:
                 out = self._loop()
             except _DuplicateName as exc:
@@ -394,7 +394,7 @@ class OracleAgent:
             assert not isinstance(r.ref, UnknownRef)
             reg = self.interrupts[r.ref]
             reg.answered = True
-            reg.response = copy.deepcopy(r.response)
+            reg.response = deep_copy(r.response)
             self._answered_now.append(r.ref)
             if _falsy(r.response):
                 self._exercised.add(reqs.RESUME_PRESENCE)
@@ -457,7 +457,7 @@ class OracleAgent:
                 self._emit("model_call", turn=turn)
                 self._exercised.add(reqs.LOOP)
                 content = (
-                    list(copy.deepcopy(self.spec.turns[turn]))
+                    list(deep_copy(self.spec.turns[turn]))
                     if turn < len(self.spec.turns)
                     else [{"text": "script exhausted"}]
                 )
@@ -468,7 +468,7 @@ class OracleAgent:
                     return Outcome(
                         kind="result",
                         stop_reason="end_turn",
-                        message=copy.deepcopy(message),
+                        message=deep_copy(message),
                         trace=list(self._trace),
                     )
                 self.pending_assistant = message
@@ -488,7 +488,7 @@ class OracleAgent:
                 return Outcome(
                     kind="result",
                     stop_reason="interrupt",
-                    message=copy.deepcopy(self.pending_assistant),
+                    message=deep_copy(self.pending_assistant),
                     interrupts=[self._expected(k) for k in stopped],
                     answered=[k for k, r in self.interrupts.items() if r.answered],
                     trace=list(self._trace),
@@ -496,7 +496,7 @@ class OracleAgent:
 
     def _expected(self, key: Key) -> ExpectedInterrupt:
         reg = self.interrupts[key]
-        return ExpectedInterrupt(key, copy.deepcopy(reg.reason), dict(reg.source))
+        return ExpectedInterrupt(key, deep_copy(reg.reason), dict(reg.source))
 
     def _matching(self, event: str, names: list[str]) -> list[HookDef]:
         return [h for h in self.spec.hooks_for(event) if h.tool_name is None or h.tool_name in names]
@@ -582,8 +582,8 @@ class OracleAgent:
             self._run_hook(hook, "after_tools", None, None)
         if raised:
             return self._stop(raised, ids)
-        self._append(copy.deepcopy(assistant))
-        self._append({"role": "user", "content": [{"toolResult": copy.deepcopy(r)} for r in ordered]})
+        self._append(deep_copy(assistant))
+        self._append({"role": "user", "content": [{"toolResult": deep_copy(r)} for r in ordered]})
         self._exercised |= {
             reqs.TRANSCRIPT,
             reqs.RESULT_ORDER,
@@ -617,7 +617,7 @@ class OracleAgent:
         keys: list[Key] = []
         for key, reason, source in raised:
             if key not in self.interrupts:
-                self.interrupts[key] = Registered(key, copy.deepcopy(reason), source)
+                self.interrupts[key] = Registered(key, deep_copy(reason), source)
             elif not _same_reason(self.interrupts[key].reason, reason):
                 # ROC-STOP-011: the replayed unit passed another reason; the first one stays.
                 self._exercised.add(reqs.REASON_KEPT)
@@ -727,8 +727,8 @@ class OracleAgent:
         """The reason an interrupt step passes at this raise: fixed, or the state now (reasonFromState)."""
         if "reasonFromState" in args:
             value = self.state.get(args["reasonFromState"])
-            return MISSING if value is None else copy.deepcopy(value)
-        return copy.deepcopy(args["reason"]) if "reason" in args else MISSING
+            return MISSING if value is None else deep_copy(value)
+        return deep_copy(args["reason"]) if "reason" in args else MISSING
 
     @staticmethod
     def _tool_result(tuid: str, run: ProgramRun) -> dict[str, JSON]:
@@ -773,7 +773,7 @@ class OracleAgent:
                 self.owners[key] = unit
                 reg = self.interrupts.get(key)
                 if reg is not None and reg.answered:
-                    run.answers.append(copy.deepcopy(reg.response))
+                    run.answers.append(deep_copy(reg.response))
                     last = reg.response
                     if _falsy(reg.response):
                         self._exercised.add(reqs.RESUME_PRESENCE)
@@ -784,7 +784,7 @@ class OracleAgent:
                 run.raised = (key, self._reason(a))
                 return run
             if step.op == "return":
-                run.end, run.value = "return", copy.deepcopy(a.get("value"))
+                run.end, run.value = "return", deep_copy(a.get("value"))
                 return run
             if step.op == "fail":
                 run.end, run.fail_message = "fail", str(a.get("message", ""))
@@ -801,7 +801,7 @@ class OracleAgent:
             elif step.op == "setState":
                 self._exercised |= {reqs.STATE_PERSISTS, reqs.STATE_KEPT}
                 if a.get("fromAnswer"):
-                    self.state[a["key"]] = copy.deepcopy(None if last is MISSING else last)
+                    self.state[a["key"]] = deep_copy(None if last is MISSING else last)
                 else:
-                    self.state[a["key"]] = copy.deepcopy(a.get("value"))
+                    self.state[a["key"]] = deep_copy(a.get("value"))
         return run
