@@ -119,3 +119,51 @@ def test_schema_verdicts_repeat_for_a_value_seen_before() -> None:
     fresh("Invoke", {"trace": [{"kind": "model_call", "turn": 1.0}]})
     assert len(observer.trace_problems) - 2 == len(fresh.trace_problems)
     assert observer.observed == 2 * 3 + 1  # every value counts, remembered or not (2 events + result, twice)
+
+
+# ---- oracle.copying.deep_copy: the copy.deepcopy of the oracle's data -----------------------------------
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=3),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    max_leaves=12,
+)
+
+
+def _containers(value: Any) -> list[int]:
+    if isinstance(value, dict):
+        return [id(value), *(i for v in value.values() for i in _containers(v))]
+    if isinstance(value, list):
+        return [id(value), *(i for v in value for i in _containers(v))]
+    return []
+
+
+@given(json_values)
+@settings(max_examples=60, deadline=None)
+def test_deep_copy_of_json_is_equal_and_shares_no_container(value: Any) -> None:
+    from roc_conformance.oracle.copying import deep_copy
+
+    clone = deep_copy(value)
+    assert canonical(clone) == canonical(value)
+    assert clone == copy.deepcopy(value)
+    assert not set(_containers(clone)) & set(_containers(value))
+
+
+def test_oracle_copy_equals_deepcopy_and_is_independent() -> None:
+    from roc_conformance.oracle.engine import OracleAgent, Prompt
+    from roc_conformance.oracle.scenario import parse_spec
+
+    agent = OracleAgent(parse_spec(SPEC))
+    agent.invoke(Prompt([{"text": "go"}]))  # interrupted: messages, a pending batch, a registered interrupt
+    assert agent.activated
+    assert agent.interrupts
+    clone = agent.copy()
+    plain = copy.deepcopy({k: v for k, v in agent.__dict__.items() if k != "spec"})
+    assert {k: v for k, v in clone.__dict__.items() if k != "spec"} == plain
+    assert clone.spec is agent.spec
+    before = copy.deepcopy(plain)
+    clone.messages[0]["content"].append({"text": "changed"})
+    clone.state["k"] = "changed"
+    next(iter(clone.interrupts.values())).answered = True
+    clone.owners.clear()
+    assert {k: v for k, v in agent.__dict__.items() if k != "spec"} == before
