@@ -79,3 +79,55 @@ def test_one_counterexample_is_one_file(tmp_path: Path) -> None:
     assert len(list(tmp_path.iterdir())) == 1
     assert first.stem.startswith(vector["requirements"][0].lower() + "-")
     assert json.loads(first.read_text(encoding="utf-8"))["id"] == first.stem
+
+
+PADDED_AGENT: dict = {
+    "agentId": "a1",
+    "executor": "sequential",
+    "model": {
+        "turns": [
+            {"content": [{"text": "t"}, {"toolUse": {"toolUseId": "t0-0", "name": "ask", "input": {}}}]},
+            {"content": [{"text": "done"}]},
+        ]
+    },
+    "tools": [
+        {"name": "ask", "steps": [{"interrupt": {"name": "q", "reason": "why"}}, {"return": {"value": 1}}]},
+        {"name": "unused", "steps": [{"fail": {"message": "never"}}]},
+    ],
+    "hooks": [{"event": "AfterTools", "steps": []}],
+    "state": {},
+}
+PADDED_STEPS: list = [
+    {"invoke": {"prompt": "go"}},
+    {"restore": True},
+    {"invoke": {"interruptResponses": [{"interruptId": "x-wrong", "response": "y"}]}},
+    {"invoke": {"interruptResponses": [{"interrupt": {"name": "q", "kind": "tool"}, "response": "y"}]}},
+    {"invoke": {"prompt": "after"}},
+]
+
+
+def test_minimize_keeps_the_failure_and_drops_the_rest() -> None:
+    from roc_conformance.counterexamples import rpcs_after_create
+    from roc_conformance.machine import counterexample_text, counterexample_vector
+    from roc_conformance.minimize import minimize, replay, requirements_of
+
+    broken = load_broken("model_called_on_resume")
+    with broken.patch(), serving() as (address, _), HarnessClient.connect(address) as client:
+        first = replay(PADDED_AGENT, PADDED_STEPS, client, hook_events=True)
+        assert first is not None
+        assert first.step == 3  # the resume that calls the model again
+        best = minimize(PADDED_AGENT, PADDED_STEPS, client, hook_events=True)
+        assert best is not None
+        assert requirements_of(best.found) == requirements_of(first.found)
+        vector = counterexample_vector(best.driver, best.found, frozenset({"core", "hooks", "sessions"}))
+        # The prompt that raises the interrupt and the answer that resumes it are all it needs.
+        assert [next(iter(s)) for s in vector["steps"]] == ["invoke", "invoke"]
+        assert rpcs_after_create(counterexample_text(best.driver, vector)) == 2
+        assert [t["name"] for t in vector["agent"]["tools"]] == ["ask"]
+        assert vector["agent"]["hooks"] == []
+        again = replay(vector["agent"], vector["steps"], client, hook_events=True)
+        assert again is not None
+        assert requirements_of(again.found) == requirements_of(first.found)
+    with serving() as (address, _), HarnessClient.connect(address) as client:
+        assert replay(PADDED_AGENT, PADDED_STEPS, client, hook_events=True) is None
+        assert minimize(PADDED_AGENT, PADDED_STEPS, client, hook_events=True) is None
