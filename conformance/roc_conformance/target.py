@@ -10,9 +10,11 @@ the process when it dies mid-run, so one crash costs one check, not the rest of 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import shlex
+import signal
 import subprocess
 import sys
 import threading
@@ -51,19 +53,28 @@ class Target:
         self.restarts += 1
 
     def stop(self) -> None:
+        """Stop the managed process and everything it started.
+
+        The adapter runs in its own process group: a launcher such as ``npx`` may exit on SIGTERM without
+        passing it on, and its children would then keep the stdout pipe open (and the runner waiting) for
+        ever. So the whole group is terminated, then killed.
+        """
         proc = self.process
         if proc is None:
             return
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(timeout=5)
+        self.process = None
+        _signal_group(proc, signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=5)
+        _signal_group(proc, signal.SIGKILL)  # whatever of the group is left, the leader included
+        proc.wait(timeout=5)
         if proc.stdout is not None:
             proc.stdout.close()
-        self.process = None
+
+
+def _signal_group(proc: subprocess.Popen[str], signum: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):  # the group is gone already
+        os.killpg(proc.pid, signum)
 
 
 def reference_command() -> list[str]:
@@ -74,7 +85,9 @@ def reference_command() -> list[str]:
 def _spawn(command: list[str], *, timeout: float = 30.0) -> tuple[subprocess.Popen[str], str]:
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     try:
-        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=None, text=True, env=env)
+        proc = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=None, text=True, env=env, start_new_session=True
+        )
     except OSError as exc:  # no such program, not executable: a cmd: target's typo is the usual cause
         raise HarnessUnavailable("start", f"cannot start {command[0]!r}: {exc}") from exc
     assert proc.stdout is not None
@@ -96,7 +109,8 @@ def _spawn(command: list[str], *, timeout: float = 30.0) -> tuple[subprocess.Pop
             continue
         if line.startswith(LISTENING_PREFIX):
             return proc, line[len(LISTENING_PREFIX) :].strip()
-    proc.kill()
+    _signal_group(proc, signal.SIGKILL)
+    proc.wait(timeout=5)
     raise HarnessUnavailable("start", f"adapter did not report its address within {timeout:g}s")
 
 
