@@ -9,6 +9,7 @@ and last how the run was made (settings, seed, example database). JSON is shorte
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 from roc_conformance.expectations import markdown as expectations_markdown
@@ -269,7 +270,7 @@ def _run(doc: dict[str, Any]) -> list[str]:
     if settings.get("seed") is not None:
         lines.append(
             f"- Seed: `{settings['seed']}`; the same examples again: "
-            f"`roc-conformance run --target {doc['target']} --explore --seed {settings['seed']}`"
+            f"`roc-conformance run --target {shlex.quote(doc['target'])} --explore --seed {settings['seed']}`"
         )
     if settings.get("database"):
         where = settings.get("databasePath") or _database_path()

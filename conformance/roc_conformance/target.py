@@ -141,7 +141,7 @@ def resolve(spec: str) -> Target:
         return start_managed(reference_command(), "reference")
     if spec.startswith(CMD_PREFIX):
         command = command_of(spec)
-        return start_managed(command, spec[len(CMD_PREFIX) :].strip())
+        return start_managed(command, spec.strip())  # the label is a --target that starts it again
     if ":" not in spec:
         raise ValueError(f"target must be 'reference', cmd:<command line> or HOST:PORT, got {spec!r}")
     return Target(address=spec, label=spec)

@@ -374,3 +374,17 @@ def test_progress_is_a_bar_per_stage_on_a_terminal_and_plain_lines_elsewhere():
     assert "\x1b" not in plain
     assert "━" not in plain
     assert "  TEST     FF" in plain.splitlines()[1]
+
+
+def test_the_seed_command_of_a_cmd_target_starts_the_same_target(tmp_path):
+    import re
+    import shlex
+
+    from roc_conformance.settings import EXPLORE, with_overrides
+
+    doc = people_report(tmp_path, with_overrides(EXPLORE, max_examples=2, steps=2, seed=7))
+    doc["target"] = "cmd:python my adapter.py --port 0"  # the label a cmd: target runs under
+    command = re.search(r"`(roc-conformance run [^`]*)`", markdown(doc))
+    assert command is not None
+    argv = shlex.split(command.group(1))
+    assert argv[argv.index("--target") + 1] == "cmd:python my adapter.py --port 0"
