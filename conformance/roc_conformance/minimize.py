@@ -6,8 +6,8 @@ before the step that fails) and scenario parts nothing uses (a hook that never f
 ``minimize`` replays the counterexample, as a static vector, against the same implementation and keeps
 every cut after which the *same* failure still happens: the same requirements fail, first, at some step.
 It cuts steps (after the failing one, then each step, a restore before the others), then the scenario
-(hooks, turns, tool uses, tools, program steps). Each candidate is one replay, a few RPCs; the number of
-replays is bounded.
+(hooks, turns, tool uses, tools, program steps, reasons), then makes answers plain (``"y"``). Each
+candidate is one replay, a few RPCs; the number of replays is bounded.
 
 A replay is judged exactly as the machine judged the original run (the driver, its oracle, its
 re-synchronisation), so a kept cut is a real counterexample of the same requirements, never a guess.
@@ -18,6 +18,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from .oracle.check import Violation
 from .oracle.driver import IN_SYNC, Driver, Implementation
@@ -125,17 +126,11 @@ def minimize(
 
     progress = True
     while progress and spent < budget:
-        progress = False
-        for cut in _step_cuts(current_steps):
-            if attempt(current_agent, cut):
-                progress = True
-                break
-        if progress:
-            continue
-        for smaller in _agent_cuts(current_agent):
-            if attempt(smaller, current_steps):
-                progress = True
-                break
+        progress = any(attempt(current_agent, cut) for cut in _step_cuts(current_steps))
+        if not progress:
+            progress = any(attempt(smaller, current_steps) for smaller in _agent_cuts(current_agent))
+        if not progress:
+            progress = any(attempt(current_agent, plainer) for plainer in _plainer_answers(current_steps))
     return best
 
 
@@ -185,3 +180,32 @@ def _agent_cuts(agent: dict[str, JSON]) -> Iterator[dict[str, JSON]]:
             doc = copy.deepcopy(agent)
             del doc["hooks"][i]["steps"][k]
             yield doc
+    for path in _reasons(agent):  # an interrupt's reason, left out
+        doc = copy.deepcopy(agent)
+        owner: Any = doc
+        for part in path:
+            owner = owner[part]
+        del owner["reason"]
+        yield doc
+
+
+def _reasons(agent: dict[str, JSON]) -> Iterator[tuple[str | int, ...]]:
+    """Where the scenario's interrupts carry a reason: paths to their ``interrupt`` objects."""
+    for kind in ("tools", "hooks"):
+        for i, unit in enumerate(agent.get(kind) or []):
+            for k, step in enumerate(unit["steps"]):
+                if "reason" in (step.get("interrupt") or {}):
+                    yield (kind, i, "steps", k, "interrupt")
+
+
+PLAIN_ANSWER = "y"
+
+
+def _plainer_answers(steps: list[dict[str, JSON]]) -> Iterator[list[dict[str, JSON]]]:
+    """Each answer that is not yet the plain ``"y"`` replaced by it."""
+    for n, step in enumerate(steps):
+        for k, item in enumerate((step.get("invoke") or {}).get("interruptResponses") or []):
+            if "response" in item and item["response"] != PLAIN_ANSWER:
+                plainer = copy.deepcopy(steps)
+                plainer[n]["invoke"]["interruptResponses"][k]["response"] = PLAIN_ANSWER
+                yield plainer
