@@ -287,7 +287,8 @@ class Driver:
             self.disposed = True
             return self._restore_failed(f"RestoreAgent failed: {canonical(restored)[:300]}", end=True)
         self.handle = str(restored["agent"])
-        self.oracle = self.oracle.copy()
+        # The restored agent is the snapshotted one: the oracle goes on as it is (nothing else holds it, so a
+        # copy here, as OracleAgent.copy models a restore, would only cost time).
         self.batch_restored = self.batch_restored or self.oracle.activated
         self.binder.restored = True
         return []
