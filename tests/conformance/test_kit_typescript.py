@@ -12,55 +12,25 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
-import subprocess
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
+from node_kit import KIT, checked, ready_node, run
 from roc_conformance.client import HarnessClient, Timeouts
 from roc_conformance.errors import AdapterError, HarnessTimeout
 from roc_conformance.target import Target, start_managed
 
-KIT = Path(__file__).resolve().parents[2] / "conformance" / "adapters" / "kit-typescript"
-LOCK = KIT / "package-lock.json"
-# npm writes this file at the end of every install; its age says when node_modules was last brought in line.
-INSTALLED = KIT / "node_modules" / ".package-lock.json"
 EXAMPLE = KIT / "examples" / "minimal.ts"
 
 pytestmark = pytest.mark.slow
 
 
-def _run(
-    command: list[str], timeout: int, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    try:
-        return subprocess.run(
-            command, cwd=KIT, capture_output=True, text=True, timeout=timeout, check=False, env=env
-        )
-    except subprocess.TimeoutExpired as exc:
-        pytest.fail(f"{' '.join(command)} did not finish in {timeout} s: {exc.stdout!r}\n{exc.stderr!r}")
-
-
-def _checked(command: list[str], timeout: int) -> None:
-    done = _run(command, timeout)
-    if done.returncode != 0:
-        pytest.fail(f"{' '.join(command)} exited with {done.returncode}:\n{done.stdout}\n{done.stderr}")
-
-
 @pytest.fixture(scope="module")
 def node() -> str:
     """The node binary, with the kit's locked dependencies installed."""
-    node, npm = shutil.which("node"), shutil.which("npm")
-    if node is None or npm is None:
-        pytest.skip("Node.js and npm are needed for the TypeScript kit's tests; they are not on PATH")
-    version = subprocess.run([node, "--version"], capture_output=True, text=True, check=True).stdout.strip()
-    if int(version.lstrip("v").split(".")[0]) < 20:
-        pytest.skip(f"the TypeScript kit needs Node.js 20 or later, found {version}")
-    if not INSTALLED.is_file() or INSTALLED.stat().st_mtime < LOCK.stat().st_mtime:
-        _checked([npm, "ci", "--no-audit", "--no-fund"], timeout=600)
-    return node
+    return ready_node()
 
 
 def _command(node: str) -> list[str]:
@@ -115,7 +85,7 @@ def _spec(steps: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
 def test_npm_test_passes(node: str) -> None:
     npm = shutil.which("npm")
     assert npm is not None
-    _checked([npm, "test"], timeout=600)
+    checked([npm, "test"], timeout=600)
 
 
 def test_describe_states_the_example_and_protocol_3(client: HarnessClient) -> None:
@@ -216,7 +186,7 @@ def test_adapter_problems_are_harness_errors(client: HarnessClient) -> None:
 
 def test_roc_conformance_smoke_passes_the_adapter(node: str) -> None:
     target = "cmd:" + shlex.join(_command(node))
-    done = _run([sys.executable, "-m", "roc_conformance.cli", "smoke", "--target", target], timeout=300)
+    done = run([sys.executable, "-m", "roc_conformance.cli", "smoke", "--target", target], timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "ADAPTER OK" in done.stdout
 
@@ -239,7 +209,7 @@ def test_a_reply_without_an_outcome_is_an_adapter_fault(node: str) -> None:
         "--target",
         "cmd:" + shlex.join(_command(node)),
     ]
-    done = _run(smoke, timeout=300, env=env)
+    done = run(smoke, timeout=300, env=env)
     assert done.returncode == 3, done.stdout + done.stderr
     assert "ADAPTER FAULT" in done.stdout
 
