@@ -138,6 +138,16 @@ class Agent:
         """The transcript (deep copies: a frozen message can still hold a mutable tool input or metadata)."""
         return [m.model_copy(deep=True) for m in self._messages]
 
+    def messages_json(self) -> list[dict[str, Any]]:
+        """The transcript as spec JSON: fresh documents that share nothing with the agent (ROC-SEC-016), made
+        without first copying each message the way ``messages`` must."""
+        return [m.to_json() for m in self._messages]
+
+    @property
+    def last_message(self) -> Message | None:
+        """A copy of the newest message of the transcript, or ``None`` while it is empty."""
+        return self._messages[-1].model_copy(deep=True) if self._messages else None
+
     @property
     def is_interrupted(self) -> bool:
         return self._interrupts.activated

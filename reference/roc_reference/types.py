@@ -79,13 +79,17 @@ def json_value_size(value: Any, max_depth: int = MAX_VALUE_DEPTH) -> tuple[str |
     return _walk(value, max_depth, None)
 
 
+_CONTROL_CHARACTERS = re.compile("[\x00-\x1f]")
+
+
 def _string_size(text: str) -> int | None:
     """Canonical size of a JSON string, ``None`` when it is not valid Unicode."""
     if text.isascii():
         # 2 quotes, plus escapes: \" and \\ cost one extra byte, control characters one or five.
         extra = text.count('"') + text.count("\\")
-        if any(c < " " for c in text):
-            extra += sum((1 if c in "\b\t\n\f\r" else 5) for c in text if c < " ")
+        controls = _CONTROL_CHARACTERS.findall(text)  # a C-level scan: most strings have none
+        if controls:
+            extra += sum((1 if c in "\b\t\n\f\r" else 5) for c in controls)
         return len(text) + 2 + extra
     try:
         encoded = json.dumps(text, ensure_ascii=False).encode("utf-8")

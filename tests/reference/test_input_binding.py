@@ -83,6 +83,23 @@ def test_editing_the_history_or_pending_interrupts_changes_nothing() -> None:
     assert uses[0].tool_uses()[0].input == APPROVED
 
 
+@pytest.mark.req("ROC-SEC-016")
+def test_editing_the_json_history_or_the_last_message_changes_nothing() -> None:
+    agent, result = paused()
+    agent(answers(result, True))
+    held = agent.messages_json()
+    assert held == [m.to_json() for m in agent.messages]
+    assistant = next(m for m in held if m["role"] == "assistant" and "toolUse" in m["content"][0])
+    vandalize(assistant["content"][0]["toolUse"]["input"])
+    last = agent.last_message
+    assert last is not None
+    assert last == agent.messages[-1]
+    last.content.clear()
+    uses = [m for m in agent.messages if m.role == "assistant" and m.tool_uses()]
+    assert uses[0].tool_uses()[0].input == APPROVED
+    assert agent.messages[-1].content
+
+
 @pytest.mark.req("ROC-SEC-016", "ROC-SNAP-013")
 def test_editing_the_restored_snapshot_dict_changes_neither_what_runs_nor_the_digest() -> None:
     original, result = paused()

@@ -110,8 +110,7 @@ def _record_message_added(trace: Trace, event: MessageAddedEvent) -> None:
     history can: an event fired before its append (or for a message never appended) is left out of the
     trace, and the suite then sees fewer MessageAdded events than messages the history gained.
     """
-    history = event.agent.messages
-    if history and history[-1] == event.message:
+    if event.agent.last_message == event.message:
         trace.message_added(event.message.role)
 
 

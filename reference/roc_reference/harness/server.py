@@ -90,7 +90,7 @@ class ReferenceAdapter(RuntimeAdapter[Built]):
         return agent.agent.call_tool_directly(call.name, call.input).to_json()
 
     def messages(self, agent: Built) -> list[Any]:
-        return [m.to_json() for m in agent.agent.messages]
+        return agent.agent.messages_json()
 
     def state(self, agent: Built) -> dict[str, Any]:
         return agent.agent.state.to_dict()
@@ -167,7 +167,7 @@ def inspect_agent(agent: Agent) -> dict[str, Any]:
             "preservedToolUseIds": [
                 r.tool_use_id for r in (pending.completed_tool_results if pending is not None else [])
             ],
-            "messages": [m.to_json() for m in agent.messages],
+            "messages": agent.messages_json(),
             "state": agent.state.to_dict(),
         }
         if pending is not None:
