@@ -61,7 +61,7 @@ NOT_RUN = "not run"
 UNKNOWN_HANDLE = "roc-smoke-no-such-agent"
 """A handle no adapter mints: Invoke with it must be answered with ``harness_error``."""
 
-TRACE_DOC = "conformance/README.md, 'The trace'"
+TRACE_DOC = "the trace table: spec/conformance-testing.md, 'What the harness observes'"
 
 
 @dataclass(frozen=True)
