@@ -1,6 +1,6 @@
 """``roc-conformance``: run the RoC conformance suite against an adapter and write the reports.
 
-    roc-conformance run --target reference|HOST:PORT [--profile P ...] [--report-dir DIR] [--junit FILE]
+    roc-conformance run --target reference|cmd:...|HOST:PORT [--profile P ...] [--report-dir DIR] [--junit FILE]
                         [--explore] [--max-examples N] [--steps N] [--timeout-scale F] [--quiet]
                         [--only GLOB ...] [--seed N] [--save-counterexamples DIR]
                         [--known-failures FILE] [--known-flaky FILE] [--write-known-failures FILE]
