@@ -1,8 +1,8 @@
 """``roc-conformance``: run the RoC conformance suite against an adapter and write the reports.
 
-    roc-conformance run --target reference|cmd:...|HOST:PORT [--profile P ...] [--report-dir DIR] [--junit FILE]
-                        [--explore] [--max-examples N] [--steps N] [--timeout-scale F] [--quiet]
-                        [--only GLOB ...] [--seed N] [--save-counterexamples DIR]
+    roc-conformance run --target reference|cmd:...|HOST:PORT [--profile P ...] [--report-dir DIR]
+                        [--junit FILE] [--explore] [--max-examples N] [--steps N] [--timeout-scale F]
+                        [--quiet] [--only GLOB ...] [--seed N] [--save-counterexamples DIR]
                         [--known-failures FILE] [--known-flaky FILE] [--write-known-failures FILE]
                         [--repeat N] [--req ID ...] [--database DIR]
     roc-conformance smoke --target reference|cmd:...|HOST:PORT [--timeout-scale F]
