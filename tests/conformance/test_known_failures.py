@@ -365,3 +365,44 @@ def test_an_entry_outside_the_req_selection_is_not_judged(broken, tmp_path, caps
     states = [(e["entry"], e["state"]) for e in doc["expectations"]["knownFailures"]["entries"]]
     assert states == [(BROKEN, "holds"), ("ROC-ERR-001", "not-judged")]
     assert f"not judged {known}:2: ROC-ERR-001" in capsys.readouterr().err
+
+
+def _junit_case(tmp_path, requirement):
+    import xml.etree.ElementTree as ET
+
+    suites = ET.parse(tmp_path / "report" / "junit.xml").getroot()
+    (case,) = [c for c in suites.iter("testcase") if c.get("name", "").startswith(requirement + " ")]
+    return case
+
+
+def test_junit_shows_a_known_failure_as_skipped_with_its_reason(broken, tmp_path):
+    code, _ = run(broken, tmp_path)
+    assert code == EXIT_NOT_CONFORMANT
+    case = _junit_case(tmp_path, BROKEN)
+    assert case.find("failure") is not None
+    assert case.find("skipped") is None
+    known = write(tmp_path, "kf.txt", f"{BROKEN}  # null is taken as an answer\n")
+    code, _ = run(broken, tmp_path, "--known-failures", known)
+    assert code == EXIT_OK
+    case = _junit_case(tmp_path, BROKEN)
+    assert case.find("failure") is None
+    skipped = case.find("skipped")
+    assert skipped is not None
+    assert skipped.get("message") == "known failure: null is taken as an answer"
+    assert case.find("system-err").text  # the failure itself is kept
+
+
+def test_junit_keeps_a_failure_whose_entry_is_for_another_check(broken, tmp_path):
+    known = write(tmp_path, "kf.txt", "check:explicit:malformed-responses  # another check's bug\n")
+    code, _ = run(broken, tmp_path, "--known-failures", known)
+    assert code == EXIT_NOT_CONFORMANT
+    assert _junit_case(tmp_path, BROKEN).find("failure") is not None
+
+
+def test_junit_shows_a_failure_known_by_its_check_as_skipped(broken, tmp_path):
+    known = write(tmp_path, "kf.txt", f"check:{CHECK}  # this vector's bug\n")
+    code, _ = run(broken, tmp_path, "--known-failures", known)
+    assert code == EXIT_OK
+    case = _junit_case(tmp_path, BROKEN)
+    assert case.find("failure") is None
+    assert case.find("skipped").get("message") == "known failure: this vector's bug"
