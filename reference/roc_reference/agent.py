@@ -133,20 +133,25 @@ class Agent:
 
     # --- read-only views ---------------------------------------------------------------------
 
+    def _shown_messages(self) -> list[Message]:
+        """The transcript as the agent shows it: its own list, not a copy. Every public view reads it here."""
+        return self._messages
+
     @property
     def messages(self) -> list[Message]:
         """The transcript (deep copies: a frozen message can still hold a mutable tool input or metadata)."""
-        return [m.model_copy(deep=True) for m in self._messages]
+        return [m.model_copy(deep=True) for m in self._shown_messages()]
 
     def messages_json(self) -> list[dict[str, Any]]:
         """The transcript as spec JSON: fresh documents that share nothing with the agent (ROC-SEC-016), made
         without first copying each message the way ``messages`` must."""
-        return [m.to_json() for m in self._messages]
+        return [m.to_json() for m in self._shown_messages()]
 
     @property
     def last_message(self) -> Message | None:
         """A copy of the newest message of the transcript, or ``None`` while it is empty."""
-        return self._messages[-1].model_copy(deep=True) if self._messages else None
+        shown = self._shown_messages()
+        return shown[-1].model_copy(deep=True) if shown else None
 
     @property
     def is_interrupted(self) -> bool:
