@@ -48,3 +48,11 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) reports site .mypy_cache .ruff_cache .pytest_cache .hypothesis
+
+## strands-python: the Strands Agents (Python) adapter's own virtualenv (not part of test or run)
+STRANDS_PY_VENV := conformance/adapters/strands-python/.venv
+
+.PHONY: strands-python
+strands-python:
+	test -d $(STRANDS_PY_VENV) || $(PYTHON) -m venv $(STRANDS_PY_VENV)
+	$(STRANDS_PY_VENV)/bin/python -m pip install -q -e . 'strands-agents==1.62.0'
