@@ -30,8 +30,7 @@ from roc_conformance.runner import (
     REPORT_SCHEMA_VERSION,
     RunResult,
     check_json,
-    judge_profiles,
-    judge_requirements,
+    judged_result,
     rfc3339,
     skip_reason,
 )
@@ -257,19 +256,17 @@ def result_from_log(logged: LoggedRun) -> RunResult:
         )
         if description is not None and fatal is None:
             results += _not_run(head.get("plan", []), results, description, selected, registry)
-    reqs = judge_requirements(registry, results, description, selected, fatal)
-    return RunResult(
+    return judged_result(
+        registry,
+        results,
+        description=description,
+        selected=selected,
+        fatal=fatal,
         target=str(head["target"]),
         settings=settings,
         timeouts=timeouts,
         started=started,
         finished=finished,
-        description=description,
-        selected_profiles=sorted(selected) if selected else None,
-        checks=results,
-        requirements=reqs,
-        profiles=judge_profiles(registry, reqs, description, selected, fatal),
-        fatal=fatal,
         restarts=restarts,
         rpc_count=rpc_count,
         peer=head.get("peer"),

@@ -523,19 +523,17 @@ class _Run:
         return client
 
     def result(self, *, complete: bool = True) -> RunResult:
-        reqs = judge_requirements(self.registry, self.results, self.description, self.selected, self.fatal)
-        return RunResult(
+        return judged_result(
+            self.registry,
+            list(self.results),
+            description=self.description,
+            selected=self.selected,
+            fatal=self.fatal,
             target=self.target.label,
             settings=self.settings,
             timeouts=self.timeouts,
             started=self.started,
             finished=datetime.now(UTC),
-            description=self.description,
-            selected_profiles=sorted(self.selected) if self.selected else None,
-            checks=list(self.results),
-            requirements=reqs,
-            profiles=judge_profiles(self.registry, reqs, self.description, self.selected, self.fatal),
-            fatal=self.fatal,
             restarts=self.target.restarts,
             rpc_count=self.rpc_total + self.live_rpcs,
             peer=self.peer.label if self.peer is not None else None,
@@ -738,6 +736,29 @@ def _blocked_by(rid: str, mine: Sequence[CheckResult]) -> tuple[list[str], list[
             primaries += list(res.failed_requirements)
             lines.append(f"{res.name}: {res.blocked[rid]}")
     return sorted(set(primaries)), list(dict.fromkeys(lines))
+
+
+def judged_result(
+    registry: Registry,
+    checks: list[CheckResult],
+    *,
+    description: Description | None,
+    selected: set[str] | None,
+    fatal: str | None,
+    **run: Any,
+) -> RunResult:
+    """The run's result with its requirements and profiles judged from ``checks`` (a live run's or a
+    result log's): the one place a ``RunResult`` gets its verdicts. ``run`` holds the other fields."""
+    reqs = judge_requirements(registry, checks, description, selected, fatal)
+    return RunResult(
+        description=description,
+        selected_profiles=sorted(selected) if selected else None,
+        checks=checks,
+        requirements=reqs,
+        profiles=judge_profiles(registry, reqs, description, selected, fatal),
+        fatal=fatal,
+        **run,
+    )
 
 
 def judge_requirements(
