@@ -123,8 +123,14 @@ def test_schema_verdicts_repeat_for_a_value_seen_before() -> None:
 
 # ---- oracle.copying.deep_copy: the copy.deepcopy of the oracle's data -----------------------------------
 
+# JSON values as the spec has them: finite numbers, integers within the exact (I-JSON) range.
+SAFE = 2**53 - 1
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=3),
+    st.none()
+    | st.booleans()
+    | st.integers(-SAFE, SAFE)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=3),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
     max_leaves=12,
 )
