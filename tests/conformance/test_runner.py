@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from roc_conformance.checks.base import Check, Status
@@ -16,6 +17,7 @@ from roc_conformance.runner import ProfileVerdict, run_suite
 from roc_conformance.settings import CERTIFY
 from roc_conformance.target import Target, start_managed
 from roc_harness_support import BrokenAdapterServicer, HangingServicer, serving
+from roc_reference.errors import SnapshotInvalidError
 
 FAULT_ADAPTER = Path(__file__).with_name("fault_adapter.py")
 
@@ -217,6 +219,50 @@ def test_portability_check_skips_without_a_peer_and_runs_with_one():
     assert alone.profiles["portable-snapshot"]["status"] == ProfileVerdict.INCOMPLETE
     assert paired.checks[0].status is Status.PASS
     assert paired.peer == "p"
+
+
+def _portability(writer: HarnessServicer, peer: HarnessServicer) -> Any:
+    from roc_conformance.checks.snapshots import check_portable_to_peer
+
+    check = Check(
+        "explicit:portable-to-peer",
+        ("ROC-SESSION-016",),
+        check_portable_to_peer,
+        ("core", "sessions", "portable-snapshot"),
+    )
+    registry = parse_registry(
+        {"requirements": [{"id": "ROC-SESSION-016", "level": "MUST", "profile": "portable-snapshot"}]}
+    )
+    with serving(writer) as (address, _), serving(peer) as (peer_address, _):
+        return run_suite(Target(address, "t"), [check], registry, CERTIFY, peer=Target(peer_address, "p"))
+
+
+def test_portability_blames_a_writer_whose_snapshot_the_peer_cannot_continue():
+    # The writer forgets the preserved result of t2: a conforming reader runs t2 again.
+    writer = HarnessServicer()
+    take = writer.reference.snapshot
+
+    def forgetful(agent: Any, *, stored: bool = False) -> dict[str, Any]:
+        doc: dict[str, Any] = take(agent, stored=stored)
+        doc["interruptState"]["pendingToolExecution"]["completedToolResults"] = []
+        return doc
+
+    writer.reference.snapshot = forgetful  # type: ignore[method-assign]
+    result = _portability(writer, HarnessServicer())
+    assert result.checks[0].status is Status.FAIL
+    assert "continuing this snapshot" in result.checks[0].message
+
+
+def test_portability_is_not_judged_by_a_peer_that_cannot_continue_its_own_snapshot():
+    peer = HarnessServicer()
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise SnapshotInvalidError("this peer restores nothing")
+
+    peer.reference.restore = refuse  # type: ignore[method-assign]
+    result = _portability(HarnessServicer(), peer)
+    assert result.checks[0].status is Status.SKIPPED
+    assert "cannot continue its own snapshot" in result.checks[0].message
 
 
 def test_every_reply_is_validated_against_the_schemas():

@@ -76,6 +76,7 @@ from roc_conformance.checks.snapshot_support import (
     take_snapshot,
     two_tool_scenario,
 )
+from roc_conformance.client import HarnessClient
 from roc_conformance.errors import ConformanceViolation
 from roc_conformance.oracle.reqs import TRANSCRIPT
 
@@ -703,7 +704,10 @@ _SNAPSHOT_CHECKS: tuple[tuple[str, tuple[str, ...], Callable[[CheckContext], Non
 def check_portable_to_peer(ctx: CheckContext) -> None:
     """Snapshots this implementation writes continue in the peer adapter (--peer) from document + definition.
 
-    Both agents get the same answers; the peer must reach the outcome the implementation itself reaches.
+    The writer is judged by the reader's own standard: the peer continuing this implementation's snapshot
+    must reach the outcome the peer reaches continuing its own snapshot of the same scenario, same answers.
+    Comparing with how this implementation itself continues would charge its other divergences (history,
+    result order) to portability. A peer that cannot continue even its own snapshot proves nothing here.
     """
     from roc_conformance.errors import CheckSkipped
 
@@ -716,30 +720,55 @@ def check_portable_to_peer(ctx: CheckContext) -> None:
     if not {"sessions", "portable-snapshot"} <= peer_desc.profiles:
         raise CheckSkipped("the peer adapter does not declare sessions + portable-snapshot")
     wrong: list[str] = []
+    compared = 0
     for executor in ("sequential", "concurrent"):
         if f"{executor}-executor" not in ctx.profiles or f"{executor}-executor" not in peer_desc.profiles:
             continue
         spec = two_tool_scenario(agent_id="portable", executor=executor)
         agent, first = interrupt_first(ctx, spec)
         doc = take_snapshot(ctx, agent)
-        answers = {
-            "interruptResponses": [
-                {"interruptId": i["id"], "response": "yes"} for i in first["result"]["interrupts"]
-            ]
-        }
+        ctx.client.dispose_agent(agent)
+        own = _peer_own_continuation(peer, spec)
+        if own is None:
+            continue
         restored = peer.restore_agent(doc, spec, model_turn_offset=1)
+        compared += 1
         if "agent" not in restored:
             wrong.append(f"{executor}: the peer refused the snapshot: {restored.get('error')}")
             continue
-        mine = ctx.client.invoke(agent, answers)
-        theirs = peer.invoke(restored["agent"], answers)
-        if canonical_bytes(outcome(mine)) != canonical_bytes(outcome(theirs)):
+        theirs = peer.invoke(restored["agent"], _answer_all(first, "yes"))
+        peer.dispose_agent(restored["agent"])
+        if canonical_bytes(outcome(own)) != canonical_bytes(outcome(theirs)):
             wrong.append(
-                f"{executor}: here {json.dumps(outcome(mine))[:800]} vs peer "
-                f"{json.dumps(outcome(theirs))[:800]}"
+                f"{executor}: the peer continuing its own snapshot {json.dumps(outcome(own))[:800]} vs "
+                f"the peer continuing this snapshot {json.dumps(outcome(theirs))[:800]}"
             )
     if wrong:
         raise ConformanceViolation(PORTABLE_WRITE, "; ".join(wrong))
+    if not compared:
+        raise CheckSkipped("the peer adapter cannot continue its own snapshot: it cannot judge another's")
+
+
+def _answer_all(out: dict[str, Any], value: Any) -> dict[str, Any]:
+    interrupts = (out.get("result") or {}).get("interrupts") or []
+    return {"interruptResponses": [{"interruptId": i["id"], "response": value} for i in interrupts]}
+
+
+def _peer_own_continuation(peer: HarnessClient, spec: dict[str, Any]) -> dict[str, Any] | None:
+    """The peer's outcome of ``spec`` through its own snapshot: pause, snapshot, restore, answer. ``None``
+    when the peer does not get through that itself (it is then no judge of a foreign snapshot)."""
+    agent = peer.create_agent(spec)
+    first = peer.invoke(agent, {"prompt": "go"})
+    snap = peer.take_snapshot(agent)
+    peer.dispose_agent(agent)
+    if not (first.get("result") or {}).get("interrupts") or snap.get("snapshot") is None:
+        return None
+    restored = peer.restore_agent(snap["snapshot"], spec, model_turn_offset=1)
+    if "agent" not in restored:
+        return None
+    out: dict[str, Any] = peer.invoke(restored["agent"], _answer_all(first, "yes"))
+    peer.dispose_agent(restored["agent"])
+    return out if out.get("error") is None and "crash" not in out else None
 
 
 def snapshot_checks() -> list[Check]:
