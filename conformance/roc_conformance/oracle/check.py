@@ -32,11 +32,14 @@ class Violation(ConformanceViolation):
 
     ``facet`` says what the finding is about, so the driver can tell a first divergence from what follows
     from it within the same step: ``outcome`` (error or result, stop reason, which interrupts), ``trace``
-    (which units ran), ``data`` (the history and state left behind) or ``detail`` (ids, reasons, messages,
-    event reports: wrong on their own, with no effect on what runs next).
+    (which units ran), ``data`` (the history and state left behind), ``detail`` (ids, reasons, messages,
+    event reports: wrong on their own, with no effect on what runs next) or ``implied`` (what another
+    finding of the same step already forces, e.g. the stop reason of a result whose extra interrupts a
+    specific rule forbids: never a divergence of its own).
     """
 
     facet = "detail"
+    explains_stop = False  # an unexpected interrupt from a unit a specific rule keeps from running
 
     def __init__(self, requirements: Iterable[str], message: str) -> None:
         ids = tuple(dict.fromkeys(requirements))
@@ -320,6 +323,7 @@ def check_interrupts(outcome: Outcome, got: list[Any], binder: IdBinder, out: li
                 if key in answered
                 else [reqs.STOP_ALL_INTERRUPTS]
             )
+            specific = False
             if key in outcome.withdrawn:
                 ids_ = [reqs.WITHDRAWN]  # its unit did not raise it again: withdrawn, never reported
             elif key not in answered and not missing_expected and _must_not_run(outcome, key):
@@ -328,9 +332,11 @@ def check_interrupts(outcome: Outcome, got: list[Any], binder: IdBinder, out: li
                 # unit is the one broken. (With an expected interrupt missing, the extra one may just follow
                 # from that, so it stays a finding of the stop rule.)
                 ids_ = _extra_ids(outcome, key[1], "tool_start" if key[0] == "tool" else "hook")
+                specific = True
             if key[0] not in ("tool", "before_tool_call", "before_tools"):
-                ids_ = [reqs.SOURCE_KIND]
+                ids_, specific = [reqs.SOURCE_KIND], False
             extra = Violation(ids_, f"unexpected interrupt {key} (expected {sorted(expected)})")
+            extra.explains_stop = specific
             out.append(_as("outcome", extra))
             continue
         if key in seen:
@@ -429,14 +435,23 @@ def check_result(
         return out
     result = observed.get("result") or {}
     stop = result.get("stopReason")
+    got = result.get("interrupts") or []
+    found: list[Violation] = []
+    check_interrupts(outcome, list(got), binder, found)
     if stop != outcome.stop_reason:
         ids = [reqs.STOP_REASON] if outcome.stop_reason == "interrupt" else [reqs.REPLAY_ANSWER, reqs.LOOP]
-        out.append(_as("outcome", Violation(ids, f"stopReason {stop!r}, expected {outcome.stop_reason!r}")))
-    got = result.get("interrupts") or []
+        wrong_stop = f"stopReason {stop!r}, expected {outcome.stop_reason!r}"
+        if stop == "interrupt" and _stop_explained(found, got):
+            # Every interrupt comes from a unit that a specific rule keeps from running (a cancel that was
+            # ignored, ...): that rule's finding is the divergence. Once they are raised the stop reason must
+            # be 'interrupt' (ROC-MODEL-010), so the replay or loop rule is not broken by it.
+            out.append(_as("implied", Violation(ids, f"{wrong_stop}, implied by the unexpected interrupts")))
+        else:
+            out.append(_as("outcome", Violation(ids, wrong_stop)))
     if (stop == "interrupt") != bool(got):
         iff = Violation([reqs.RESULT_INTERRUPTS_IFF], f"stopReason {stop!r} with {len(got)} interrupts")
         out.append(_as("outcome", iff))
-    check_interrupts(outcome, list(got), binder, out)
+    out += found
     if outcome.message is not None and not same_canonical(result.get("message"), outcome.message):
         ids = [reqs.STOP_MESSAGE] if outcome.stop_reason == "interrupt" else [reqs.RESULT_MESSAGE]
         out.append(Violation(ids, f"message {_short(result.get('message'))} != {_short(outcome.message)}"))
@@ -450,6 +465,12 @@ def check_result(
             event_report = set(v.requirements) == {reqs.MESSAGE_ADDED}  # not about which units ran
             out.append(v if event_report else _as("trace", v))
     return out
+
+
+def _stop_explained(found: list[Violation], got: list[Any]) -> bool:
+    """Whether every reported interrupt is an unexpected one that a specific rule forbids (so the stop
+    reason 'interrupt' follows from those findings)."""
+    return bool(got) and sum(1 for v in found if v.explains_stop) == len(got)
 
 
 def _events(trace: list[dict[str, JSON]], kind: str) -> list[dict[str, JSON]]:

@@ -191,7 +191,10 @@ class Driver:
             # oracle names the rule that decides them), else which units ran; what the step left behind
             # (history, state) follows from it. (Measured on the broken fixtures, this order names the broken
             # rule with the fewest collateral IDs; the trace's multiset differences are the noisier witness.)
-            keep = [v for v in musts if v.facet == "outcome"] or [v for v in musts if v.facet != "data"]
+            # An ``implied`` finding is never primary: another finding of the step forces it.
+            keep = [v for v in musts if v.facet == "outcome"] or [
+                v for v in musts if v.facet not in ("data", "implied")
+            ]
             if keep:
                 after = tuple(dict.fromkeys(r for v in keep for r in v.requirements))
                 self.consequences += [(v, after) for v in musts if v not in keep]

@@ -1,0 +1,75 @@
+"""A divergence is reported on the rule it breaks; what it forces afterwards is folded under it.
+
+Each test runs the lockstep driver against an in-process implementation that differs from the oracle in one
+rule only (the way strands-agents 1.62 does), and asserts that the primary findings name that rule alone and
+that the findings it forces are consequences, listed under it.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from roc_conformance.oracle.fake import FakeImplementation
+from roc_conformance.oracle.vectors import run_vector
+
+PROFILES = frozenset({"core", "hooks", "sequential-executor"})
+
+
+def _requirements(found: list[Any]) -> set[str]:
+    return {r for v in found for r in v.requirements}
+
+
+class IgnoresEmptyCancel(FakeImplementation):
+    """A cancel whose message is "" has no effect (a truthiness test, as in strands-agents 1.62's
+    ``if before_event.cancel_tool:``): the callback runs, the tool runs anyway."""
+
+    def create_agent(self, spec: dict[str, Any]) -> str:
+        spec = copy.deepcopy(spec)
+        for hook in spec.get("hooks", []):
+            hook["steps"] = [s for s in hook["steps"] if s.get("cancel", {}).get("message") != ""]
+        return super().create_agent(spec)
+
+
+def _empty_cancel_of_an_interrupting_tool() -> dict[str, Any]:
+    tool_use = {"toolUse": {"toolUseId": "t1", "name": "ask", "input": {}}}
+    return {
+        "id": "empty-cancel-interrupting-tool",
+        "requirements": ["ROC-CANCEL-004"],
+        "agent": {
+            "agentId": "a1",
+            "executor": "sequential",
+            "model": {"turns": [{"content": [tool_use]}, {"content": [{"text": "end"}]}]},
+            "tools": [{"name": "ask", "steps": [{"interrupt": {"name": "q"}}, {"return": {"value": "a"}}]}],
+            "hooks": [{"event": "BeforeToolCall", "steps": [{"cancel": {"message": ""}}]}],
+        },
+        "steps": [{"invoke": {"prompt": "p"}}],
+    }
+
+
+def test_the_stop_reason_forced_by_an_ignored_cancel_is_a_consequence_of_the_cancel_rule():
+    """The tool that must have been cancelled ran and interrupted: ROC-CANCEL-004 is broken. Stopping with
+    'interrupt' is what its interrupt forces, not a divergence of the replay or loop rules."""
+    found, driver = run_vector(_empty_cancel_of_an_interrupting_tool(), IgnoresEmptyCancel(PROFILES))
+    assert _requirements(found) == {"ROC-CANCEL-004"}, [v.message for v in found]
+    folded = [(v, after) for v, after in driver.consequences if "stopReason" in v.message]
+    assert folded, "the stop reason difference is still reported, under its cause"
+    assert {"ROC-REPLAY-003", "ROC-TOOL-001"} <= _requirements([v for v, _ in folded])
+    assert all(after == ("ROC-CANCEL-004",) for _, after in folded)
+
+
+def test_a_wrong_stop_reason_with_no_cause_in_view_stays_a_failure_of_its_own():
+    """Without the cancel the same interrupt is expected: an implementation that then ends the turn instead
+    is judged on the stop rule itself (the folding needs every reported interrupt to be explained)."""
+
+    class EndsTurnInstead(FakeImplementation):
+        def invoke(self, agent: str, inp: dict[str, Any]) -> dict[str, Any]:
+            out = super().invoke(agent, inp)
+            if "result" in out:
+                out["result"] = {**out["result"], "stopReason": "end_turn", "interrupts": []}
+            return out
+
+    vector = _empty_cancel_of_an_interrupting_tool()
+    vector["agent"]["hooks"] = []
+    found, _ = run_vector(vector, EndsTurnInstead(PROFILES))
+    assert "ROC-STOP-001" in _requirements(found)
