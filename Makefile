@@ -56,3 +56,11 @@ STRANDS_PY_VENV := conformance/adapters/strands-python/.venv
 strands-python:
 	test -d $(STRANDS_PY_VENV) || $(PYTHON) -m venv $(STRANDS_PY_VENV)
 	$(STRANDS_PY_VENV)/bin/python -m pip install -q -e . 'strands-agents==1.62.0'
+
+## strands-typescript: the Strands Agents (TypeScript) adapter's locked dependencies (and the kit's, which it imports)
+STRANDS_TS := conformance/adapters/strands-typescript
+
+.PHONY: strands-typescript
+strands-typescript:
+	cd conformance/adapters/kit-typescript && npm ci --no-audit --no-fund
+	cd $(STRANDS_TS) && npm ci --no-audit --no-fund
