@@ -11,9 +11,10 @@ import copy
 from typing import Any
 
 from roc_conformance.oracle.fake import FakeImplementation
-from roc_conformance.oracle.vectors import run_vector
+from roc_conformance.oracle.vectors import load_vectors, run_vector
 
 PROFILES = frozenset({"core", "hooks", "sequential-executor"})
+VECTORS = {v["id"]: v for v in load_vectors()}
 
 
 def _requirements(found: list[Any]) -> set[str]:
@@ -73,3 +74,46 @@ def test_a_wrong_stop_reason_with_no_cause_in_view_stays_a_failure_of_its_own():
     vector["agent"]["hooks"] = []
     found, _ = run_vector(vector, EndsTurnInstead(PROFILES))
     assert "ROC-STOP-001" in _requirements(found)
+
+
+class KeepsWhatAFailedPromptAppended(FakeImplementation):
+    """An invocation that fails mid-run (DUPLICATE_INTERRUPT_NAME) keeps the prompt and the assistant message
+    it appended; the next prompt first adds an error result for the lone toolUse (strands-agents 1.62)."""
+
+    def invoke(self, agent: str, inp: dict[str, Any]) -> dict[str, Any]:
+        held = self._agents[agent]
+        lone = [
+            b["toolUse"]["toolUseId"]
+            for m in held.messages[-1:]
+            for b in m.get("content", [])
+            if isinstance(b, dict) and "toolUse" in b
+        ]
+        if lone and "prompt" in inp:
+            results = [
+                {"toolResult": {"toolUseId": t, "status": "error", "content": [{"text": "x"}]}} for t in lone
+            ]
+            held.messages.append({"role": "user", "content": results})
+        before = copy.deepcopy(held.messages)
+        out = super().invoke(agent, inp)
+        if lone and "prompt" in inp:  # the added results are a message of this invocation, before the others
+            out["trace"] = [out["trace"][0], {"kind": "message_added", "role": "user"}, *out["trace"][1:]]
+        if (out.get("error") or {}).get("code") == "DUPLICATE_INTERRUPT_NAME":
+            turn = held.spec.turns[0]
+            held.messages = [
+                *before,
+                {"role": "user", "content": [{"text": str(inp.get("prompt"))}]},
+                {"role": "assistant", "content": copy.deepcopy(list(turn))},
+            ]
+            out["messages"] = copy.deepcopy(held.messages)
+        return out
+
+
+def test_history_left_by_a_rejected_input_is_a_consequence_of_that_failure_later():
+    """The leftover breaks ROC-ERR-006 at the failed prompt. The next prompt's history differs only because of
+    it: not a failure of the deferred-append rule or of ROC-RESUME-013 (no resume was sent)."""
+    vector = VECTORS["duplicate-interrupt-name"]
+    found, driver = run_vector(vector, KeepsWhatAFailedPromptAppended(PROFILES))
+    assert _requirements(found) == {"ROC-ERR-006"}, [v.message for v in found]
+    later = [(v, after) for v, after in driver.consequences if "step 1" in v.message]
+    assert later, "the later history difference is still reported, under the failure that caused it"
+    assert all(after == ("ROC-ERR-006",) for _, after in later)

@@ -40,6 +40,7 @@ class Violation(ConformanceViolation):
 
     facet = "detail"
     explains_stop = False  # an unexpected interrupt from a unit a specific rule keeps from running
+    about_history = False  # a finding on the history the implementation reports (not its state)
 
     def __init__(self, requirements: Iterable[str], message: str) -> None:
         ids = tuple(dict.fromkeys(requirements))
@@ -49,7 +50,13 @@ class Violation(ConformanceViolation):
         self.level = "SHOULD" if ids and all(i in reqs.SHOULD for i in ids) else "MUST"
 
     def with_context(self, context: str) -> Violation:
-        return _as(self.facet, Violation(self.requirements, f"{context}: {self.message}"))
+        return self.restated(self.requirements, f"{context}: {self.message}")
+
+    def restated(self, requirements: Iterable[str], message: str) -> Violation:
+        """The same finding (facet and marks kept) under other requirements or words."""
+        out = _as(self.facet, Violation(requirements, message))
+        out.explains_stop, out.about_history = self.explains_stop, self.about_history
+        return out
 
 
 def _as(facet: str, violation: Violation) -> Violation:
@@ -803,20 +810,20 @@ def check_history(
         seen_messages, seen_state = before
         for what, now, then in (("history", "messages", seen_messages), ("state", "state", seen_state)):
             if now in observed and then is not None and not same_canonical(observed.get(now), then):
-                out.append(
-                    Violation(
-                        unchanged,
-                        f"a rejected input changed the {what}: {_short(then, 500)} -> "
-                        f"{_short(observed.get(now), 500)}",
-                    )
+                changed = Violation(
+                    unchanged,
+                    f"a rejected input changed the {what}: {_short(then, 500)} -> "
+                    f"{_short(observed.get(now), 500)}",
                 )
+                changed.about_history = what == "history"
+                out.append(changed)
         return [_as("data", v) for v in out]
     if messages_known and "messages" in observed:
-        out.extend(
-            check_messages(
-                messages, observed.get("messages"), after_error=after_error, free=free, reasons=reasons
-            )
-        )
+        for v in check_messages(
+            messages, observed.get("messages"), after_error=after_error, free=free, reasons=reasons
+        ):
+            v.about_history = True
+            out.append(v)
     elif "messages" in observed and _dangling(observed.get("messages")):
         # After a direct call the history is the implementation's, but never with a lone toolUse: a lone
         # toolUse of the paused batch is the deferred-append rule's failure, any other the direct call's.
@@ -827,7 +834,9 @@ def check_history(
             if isinstance(b, dict) and isinstance(b.get("toolUse"), dict)
         }
         ids = [reqs.TRANSCRIPT if lone <= paused else reqs.DIRECT_RECORDED, reqs.NO_DANGLING]
-        out.append(Violation(ids, f"toolUse without its toolResult: {sorted(lone)}"))
+        lone_use = Violation(ids, f"toolUse without its toolResult: {sorted(lone)}")
+        lone_use.about_history = True
+        out.append(lone_use)
     if "state" in observed and not same_canonical(observed.get("state"), state):
         ids = (
             [reqs.RESUME_UNCHANGED, reqs.ERROR_UNCHANGED]

@@ -93,6 +93,7 @@ class Driver:
     seen_messages: JSON = field(default_factory=list)  # the implementation's history in its last reply
     seen_state: JSON = None  # ... and its state (None until a reply shows it)
     hook_events: bool = True  # the implementation claims `hooks`, so its trace shows hook events (spec 4.1)
+    history_left: tuple[str, ...] = ()  # a rejected input changed the history: the requirements it broke
 
     def __post_init__(self) -> None:
         self.spec = parse_spec(self.spec_doc)
@@ -170,6 +171,13 @@ class Driver:
         found = [v.with_context(context) if context else v for v in found]
         musts = [v for v in found if v.level == "MUST"]
         self.exercised_any |= outcome.exercised
+        if self.history_left and self.sync == IN_SYNC:
+            # A rejected input left messages behind, which the oracle (put back as the rule says) never
+            # holds: every later history differs for that reason alone (and an implementation may repair
+            # what was left, e.g. add results for a lone toolUse), so it is listed under that failure.
+            left = [v for v in musts if v.facet == "data" and v.about_history]
+            self.consequences += [(v, self.history_left) for v in left]
+            musts = [v for v in musts if v not in left]
         if self.sync != IN_SYNC:
             after = tuple(dict.fromkeys(r for v in self.primaries[:1] for r in v.requirements))
             self.consequences += [(v, after) for v in musts]
@@ -201,6 +209,9 @@ class Driver:
                 musts = keep
         if outcome.poisoned or verdict == ENDED:
             self.dead = True
+        if outcome.is_error and not self.history_left:
+            left = [v for v in musts if v.about_history]
+            self.history_left = tuple(dict.fromkeys(r for v in left for r in v.requirements))
         self.primaries += musts
         self._remember(observed)
         return musts
@@ -351,4 +362,4 @@ _SESSION_OF = {
 def _as_session_finding(v: Violation) -> Violation:
     """A finding in a batch that crossed a restore also breaks the matching sessions requirement."""
     extra = [_SESSION_OF[i] for i in v.requirements if i in _SESSION_OF]
-    return Violation([*v.requirements, *extra], v.message) if extra else v
+    return v.restated([*v.requirements, *extra], v.message) if extra else v
