@@ -64,3 +64,9 @@ STRANDS_TS := conformance/adapters/strands-typescript
 strands-typescript:
 	cd conformance/adapters/kit-typescript && npm ci --no-audit --no-fund
 	cd $(STRANDS_TS) && npm ci --no-audit --no-fund
+
+## compat: the certify suite against the reference and the Strands adapters (install them once with
+## make strands-python strands-typescript; it runs offline after); results and the matrix in compat/
+.PHONY: compat
+compat: $(STAMP)
+	$(BIN)/roc-conformance compat

@@ -14,6 +14,8 @@
     roc-conformance checks            list every check and the requirements it verifies
     roc-conformance validate REPORT   validate a report.json against conformance/report.schema.json
     roc-conformance matrix REPORT...  implementations x requirements table (Markdown) for the docs
+    roc-conformance compat [--impl NAME ...] [--req ID ...] [--out DIR] [--matrix-only]
+                                      make compat: every implementation under test, compat/ and its matrix
 
 Exit codes of ``run`` (conformance/README.md, "Verdicts and exit codes"): 0 CONFORMANT; 1 NOT CONFORMANT
 (a MUST failed, or the claim itself is wrong); 2 usage error; 3 the run could not start (no adapter,
@@ -322,6 +324,12 @@ def _matrix(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _compat(args: argparse.Namespace) -> int:
+    from roc_conformance.compat import run_from_args
+
+    return run_from_args(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="roc-conformance", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -444,6 +452,13 @@ def build_parser() -> argparse.ArgumentParser:
     table = commands.add_parser("matrix", help="implementations × requirements table (Markdown) of reports")
     table.add_argument("reports", nargs="+")
     table.set_defaults(func=_matrix)
+    from roc_conformance.compat import add_arguments
+
+    compat = commands.add_parser(
+        "compat", help="certify every implementation under test; compat/ results and matrix (make compat)"
+    )
+    add_arguments(compat)
+    compat.set_defaults(func=_compat)
     return parser
 
 
