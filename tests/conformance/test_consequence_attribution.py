@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from roc_conformance.oracle.check import crash_text
 from roc_conformance.oracle.fake import FakeImplementation
 from roc_conformance.oracle.vectors import load_vectors, run_vector
 
@@ -117,3 +118,16 @@ def test_history_left_by_a_rejected_input_is_a_consequence_of_that_failure_later
     later = [(v, after) for v, after in driver.consequences if "step 1" in v.message]
     assert later, "the later history difference is still reported, under the failure that caused it"
     assert all(after == ("ROC-ERR-006",) for _, after in later)
+
+
+def test_a_crash_is_named_by_its_exception_and_where_the_runtime_raised_it():
+    details = (
+        "Traceback (most recent call last):\n"
+        '  File "/work/adapter/service.py", line 359, in _invoke_locked\n'
+        "    result = self.adapter.invoke(live.agent, _invoke_input(inp))\n"
+        '  File "/venv/lib/python3.11/site-packages/strands/interrupt.py", line 146, in resume\n'
+        '    interrupt_id = content["interruptResponse"]["interruptId"]\n'
+        "KeyError: 'interruptId'\n"
+    )
+    text = crash_text({"type": "KeyError", "message": "'interruptId'", "details": details})
+    assert text == "KeyError: \"'interruptId'\" (raised at strands/interrupt.py:146)"

@@ -8,6 +8,7 @@ carries numbers as doubles. Snapshots travel as JSON text, so the loader's limit
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any
 
 from roc_conformance import scenarios as sc
@@ -34,46 +35,59 @@ OVER_VALUE = "x" * (256 * 1024 + 1)  # one byte over the canonical size of an an
 QUARTER = "x" * (250 * 1024)  # under the per-answer limit; five of them are over the per-input limit
 
 
+def _outcome(out: dict[str, Any]) -> str:
+    """An Invoke reply in a few words: its error code, its stop reason, or that it crashed (the replies here
+    can carry a 256 KiB value, which a finding must not repeat)."""
+    if "crash" in out:
+        return f"crashed ({(out['crash'] or {}).get('type')})"
+    return error_code(out) or f"accepted ({(out.get('result') or {}).get('stopReason')})"
+
+
 def check_value_limits(ctx: CheckContext) -> None:
     """An answer over 256 KiB is INVALID_RESPONSE, a resume over 1 MiB is INVALID_RESUME, a reason over
-    256 KiB fails the raise with INVALID_REASON; nothing runs, and the real answer is still taken."""
+    256 KiB fails the raise with INVALID_REASON; nothing runs, and the real answer is still taken.
+
+    Each oversized input goes to an agent of its own, just interrupted: one that an earlier case's accepted
+    answer already resumed would refuse the next case as NOT_INTERRUPTED, hiding whether its own limit holds.
+    """
     wrong: dict[str, list[str]] = {}
     spec = sc.one_question("limits", executor=sc.executor_for(ctx.profiles))
-    agent, out = interrupt_first(ctx, spec)
-    iid = out["result"]["interrupts"][0]["id"]
-    cases = [
+    cases: list[tuple[str, str, Callable[[str], list[dict[str, Any]]], str]] = [
         (
             ANSWER_LIMIT,
             "an answer of 256 KiB + 1",
-            [{"interruptId": iid, "response": OVER_VALUE}],
+            lambda iid: [{"interruptId": iid, "response": OVER_VALUE}],
             "INVALID_RESPONSE",
         ),
         (
             ANSWER_LIMIT,
             "an answer whose metadata is 256 KiB + 1",
-            [{"interruptId": iid, "response": "y", "metadata": {"note": OVER_VALUE}}],
+            lambda iid: [{"interruptId": iid, "response": "y", "metadata": {"note": OVER_VALUE}}],
             "INVALID_RESPONSE",
         ),
         (
             RESUME_LIMIT,
             "five answers of 250 KiB (to unknown ids)",
-            [{"interruptId": f"{iid}-{n}", "response": QUARTER} for n in range(5)],
+            lambda iid: [{"interruptId": f"{iid}-{n}", "response": QUARTER} for n in range(5)],
             "INVALID_RESUME",
         ),
     ]
     for rid, label, bodies, code in cases:
-        got = ctx.client.invoke(agent, {"interruptResponses": bodies})
+        agent, out = interrupt_first(ctx, spec)
+        iid = out["result"]["interrupts"][0]["id"]
+        got = ctx.client.invoke(agent, {"interruptResponses": bodies(iid)})
         if error_code(got) != code:
-            wrong.setdefault(rid, []).append(f"{label}: {error_code(got) or 'accepted'}, expected {code}")
-        elif units_ran(got):
+            wrong.setdefault(rid, []).append(f"{label}: {_outcome(got)}, expected {code}")
+            continue
+        if units_ran(got):
             wrong.setdefault(NOTHING_RUNS, []).append(f"{label}: refused, yet {units_ran(got)} ran")
-    final = ctx.client.invoke(agent, {"interruptResponses": [{"interruptId": iid, "response": "y"}]})
-    if (final.get("result") or {}).get("stopReason") != "end_turn":
-        wrong.setdefault(ANSWER_LIMIT, []).append(f"after the refusals the real answer gave {final}")
+        final = ctx.client.invoke(agent, {"interruptResponses": [{"interruptId": iid, "response": "y"}]})
+        if (final.get("result") or {}).get("stopReason") != "end_turn":
+            wrong.setdefault(rid, []).append(f"{label}: refused, then the real answer gave {_outcome(final)}")
     raising = sc.one_question("limits-reason", executor=sc.executor_for(ctx.profiles), reason=OVER_VALUE)
     got = ctx.client.invoke(ctx.client.create_agent(raising), {"prompt": "go"})
     if error_code(got) != "INVALID_REASON":
-        wrong.setdefault(REASON_LIMIT, []).append(f"a reason of 256 KiB + 1: {error_code(got) or 'accepted'}")
+        wrong.setdefault(REASON_LIMIT, []).append(f"a reason of 256 KiB + 1: {_outcome(got)}")
     meta = sc.agent_spec(
         "limits-metadata",
         executor=sc.executor_for(ctx.profiles),
@@ -82,7 +96,7 @@ def check_value_limits(ctx: CheckContext) -> None:
     )
     got = ctx.client.invoke(ctx.client.create_agent(meta), {"prompt": "go"})
     if error_code(got) != "INVALID_REASON":
-        wrong.setdefault(REASON_LIMIT, []).append(f"metadata of 256 KiB + 1: {error_code(got) or 'accepted'}")
+        wrong.setdefault(REASON_LIMIT, []).append(f"metadata of 256 KiB + 1: {_outcome(got)}")
     fail_if(wrong)
 
 

@@ -8,6 +8,7 @@ per-tool / per-cycle partial orders instead of the full sequence.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
@@ -82,6 +83,25 @@ def key_of(interrupt: dict[str, JSON]) -> Key:
     """The key an observed interrupt claims by its source and name."""
     src = interrupt.get("source") or {}
     return (str(src.get("kind", "")), src.get("toolUseId") or None, str(interrupt.get("name", "")))
+
+
+def crash_text(crash: JSON) -> str:
+    """A crash as its exception and where it was raised (the traceback's last frame), not the first 300
+    characters of the traceback, which show only the adapter's own frames."""
+    if not isinstance(crash, dict) or not crash.get("type"):
+        return _short(crash)
+    text = f"{crash['type']}: {_short(crash.get('message', ''), 300)}"
+    frames = re.findall(r'File "([^"]+)", line (\d+)', str(crash.get("details") or ""))
+    if frames:
+        path, line = frames[-1]
+        text += f" (raised at {_package_path(path)}:{line})"
+    return text
+
+
+def _package_path(path: str) -> str:
+    """A source path from its package on (``.../site-packages/strands/interrupt.py`` -> ``strands/...``)."""
+    marker = "site-packages/"
+    return path.split(marker, 1)[1] if marker in path else path
 
 
 def _short(value: JSON, limit: int = 300) -> str:
@@ -417,7 +437,7 @@ def check_result(
     ``hook_events`` (the implementation does not claim `hooks`) only the ``CORE_TRACE_KINDS`` are compared.
     """
     if "crash" in observed:
-        crashed = f"the implementation crashed: {_short(observed['crash'])}"
+        crashed = f"the implementation crashed: {crash_text(observed['crash'])}"
         crash = Violation([reqs.ERROR_VALUES, *outcome.error_reqs], crashed)
         return [_as("outcome", crash)]
     if outcome.is_error:
