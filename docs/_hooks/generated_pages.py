@@ -1,4 +1,5 @@
-"""mkdocs hook: reference pages generated at build time from spec/requirements.json and proto/.
+"""mkdocs hook: reference pages generated at build time from spec/requirements.json and proto/, and the
+compatibility pages from the results `make compat` committed under compat/.
 
 One source of truth per fact: these pages are never committed, so they cannot drift from what they show.
 """
@@ -71,24 +72,35 @@ def _conformance_page() -> str:
     return re.sub(r"\]\(\.\./proto/[^)]*\)", "](proto.md)", text)
 
 
-def _results_page() -> str:
-    """The implementations x requirements matrix of the reports under reports/ (measured results only)."""
-    from roc_conformance.report import matrix
+def _compat_pages() -> list[tuple[str, str]]:
+    """The compatibility matrix (results.md) and one known-deviations page per implementation
+    (compat/<name>.md), rendered from the results `make compat` committed under compat/; nothing is run."""
+    from roc_conformance.compat import IMPLEMENTATIONS, CompatError, build_matrix, read_results
+    from roc_conformance.compat_pages import Links, deviations_page, matrix_page, placeholder_page
+    from roc_conformance.registry import load_registry
 
-    reports = sorted((ROOT / "reports").glob("**/report.json"))
-    head = [
-        "# Conformance results",
-        "",
-        "Measured results only: each column is a `report.json` written by `roc-conformance run`",
-        "(`make run` writes the reference runtime's). A self-declared feature list is not evidence",
-        "and is never shown here.",
-        "",
+    links = Links.site()
+    runs, paths = read_results(ROOT / "compat") if (ROOT / "compat").is_dir() else ([], None)
+    head = "# Compatibility matrix\n\n"
+    if not runs:
+        matrix = head + "No results are committed in `compat/` yet: run `make compat` and commit them.\n"
+    else:
+        try:
+            built = build_matrix(runs, load_registry(), paths=paths)
+        except CompatError as exc:
+            # The site shows why it has no matrix rather than mixing runs of different suite commits.
+            matrix = head + f"The committed results cannot be combined: {exc}.\n"
+        else:
+            matrix = matrix_page(built, runs, links)
+    pages = [("results.md", matrix)]
+    done = {run["implementation"] for run in runs}
+    pages += [(f"compat/{run['implementation']}.md", deviations_page(run, links)) for run in runs]
+    pages += [
+        (f"compat/{impl.name}.md", placeholder_page(impl.title, impl.install or "make compat"))
+        for impl in IMPLEMENTATIONS
+        if impl.name not in done
     ]
-    if not reports:
-        missing = "No report is present in this build: run `make run` before `make docs`."
-        return "\n".join([*head, missing, ""])
-    docs = [json.loads(p.read_text(encoding="utf-8")) for p in reports]
-    return "\n".join(head) + "\n" + matrix(docs)
+    return pages
 
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:
@@ -96,7 +108,7 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
         ("requirements.md", _requirements_page()),
         ("proto.md", _proto_page()),
         ("conformance.md", _conformance_page()),
-        ("results.md", _results_page()),
+        *_compat_pages(),
     )
     for uri, content in pages:
         files.append(File.generated(config, uri, content=content))
