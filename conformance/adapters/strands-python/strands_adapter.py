@@ -16,10 +16,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from roc_conformance.adapter import (
+    AdapterError,
     AdapterInfo,
     DirectToolCall,
     HookProgram,
     InvokeInput,
+    Refused,
     RuntimeAdapter,
     Scenario,
     ScenarioError,
@@ -33,7 +35,9 @@ from roc_conformance.adapter import (
     run_program,
     tool_result_content,
 )
+from roc_reference.errors import RocError
 from scripted_model import StrandsScriptedModel, check_turns
+from snapshot_translate import from_roc, load_roc, to_roc
 from strands import Agent, tool
 from strands.hooks import (
     AfterInvocationEvent,
@@ -51,11 +55,22 @@ from strands.hooks import (
 from strands.hooks.registry import HookOrder
 from strands.interrupt import InterruptException
 from strands.tools.executors import ConcurrentToolExecutor, SequentialToolExecutor
+from strands.types._snapshot import Snapshot
+from strands.types.exceptions import SessionException, SnapshotException
 from strands.types.tools import ToolContext
-from translate import error_json, messages_json, result_json
+from translate import error_json, inspect_json, messages_json, result_json
 
 ADAPTER_VERSION = "0.1.0"
-PROFILES = ("core", "hooks", "sequential-executor", "concurrent-executor", "direct-tool-call")
+PROFILES = (
+    "core",
+    "hooks",
+    "sequential-executor",
+    "concurrent-executor",
+    "direct-tool-call",
+    "sessions",
+    "portable-snapshot",
+)
+CAPABILITIES = ("inspect",)
 _EVENTS: dict[str, Any] = {
     "BeforeTools": BeforeToolsEvent,
     "BeforeToolCall": BeforeToolCallEvent,
@@ -76,6 +91,8 @@ class Built:
     # The tool names of the current cycle's BeforeTools message: AfterTools carries results, not names.
     batch_names: list[str] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    # The SDK keeps no revision: 0 for a created agent, the restored document's for a restored one.
+    revision: int = 0
 
 
 def _state_view(agent: Any) -> StateView:
@@ -219,15 +236,22 @@ class StrandsAdapter(RuntimeAdapter[Built]):
             adapter=f"roc-strands-python {ADAPTER_VERSION}",
             profiles=PROFILES,
             homepage="https://github.com/strands-agents/sdk-python",
+            capabilities=CAPABILITIES,
         )
 
     def create(self, scenario: Scenario, trace: Trace) -> Built:
+        return self._build(scenario, trace, 0)
+
+    def _build(self, scenario: Scenario, trace: Trace, model_turn_offset: int) -> Built:
         _check(scenario)
+        if scenario.session is not None or scenario.integrity is not None:
+            # Profiles session-store and snapshot-integrity are not claimed (README, "Not mapped").
+            raise ScenarioError("this adapter binds no session store and configures no integrity key")
         holder: dict[str, Built] = {}
         executor = SequentialToolExecutor() if scenario.executor == "sequential" else ConcurrentToolExecutor()
         try:
             agent = Agent(
-                model=StrandsScriptedModel(ScriptedModel(scenario.turns, trace)),
+                model=StrandsScriptedModel(ScriptedModel(scenario.turns, trace, model_turn_offset)),
                 tools=[_make_tool(p, holder) for p in scenario.tools],
                 hooks=[ScenarioHooks(scenario, holder)],
                 tool_executor=executor,
@@ -248,6 +272,40 @@ class StrandsAdapter(RuntimeAdapter[Built]):
     def call_tool(self, agent: Built, call: DirectToolCall) -> dict[str, Any]:
         result = getattr(agent.agent.tool, call.name)(**call.input)  # agent.tool.<name>(**input)
         return {key: result[key] for key in ("toolUseId", "status", "content") if key in result}
+
+    def snapshot(self, agent: Built, *, stored: bool) -> Any:
+        if stored:
+            raise AdapterError("this adapter binds no session store (profile session-store is not claimed)")
+        taken = agent.agent.take_snapshot(preset="session")  # the SDK's own persisted form
+        with agent.lock:
+            sources = dict(agent.sources)
+        return to_roc(
+            taken.to_dict(),
+            agent_id=agent.agent.agent_id,
+            sources=sources,
+            revision=agent.revision,
+            created_at=taken.created_at,
+        )
+
+    def restore(self, snapshot_json: str, scenario: Scenario, trace: Trace, model_turn_offset: int) -> Built:
+        try:
+            doc = load_roc(snapshot_json, scenario.agent_id)
+        except RocError as exc:  # the binding refuses an invalid document with the spec's code
+            raise Refused(exc.to_json()) from exc
+        strands_snapshot, sources = from_roc(doc)
+        built = self._build(scenario, trace, model_turn_offset)
+        try:
+            built.agent.load_snapshot(Snapshot.from_dict(strands_snapshot))  # the SDK's own loader
+        except (SnapshotException, SessionException) as exc:
+            raise AdapterError(f"strands-agents did not load the translated snapshot: {exc}") from exc
+        built.sources.update(sources)
+        built.revision = doc["revision"]
+        return built
+
+    def inspect(self, agent: Built) -> dict[str, Any]:
+        with agent.lock:
+            sources = dict(agent.sources)
+        return inspect_json(agent.agent, sources)
 
     def error_json(self, exc: Exception) -> dict[str, Any] | None:
         return error_json(exc)

@@ -89,3 +89,32 @@ def _error(code: str, message: str, details: dict[str, Any] | None = None) -> di
     if details:
         out["details"] = details
     return out
+
+
+def inspect_json(agent: Any, sources: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """The ``AgentInspection`` JSON of a Strands agent, read from ``agent._interrupt_state`` as it is.
+
+    The SDK's public API shows only the interrupts of the last result; the answered ones and the preserved
+    results live in the private ``_interrupt_state`` (strands-agents 1.62, ``strands/interrupt.py``). Every
+    interrupt it holds is reported, activated or not: one the SDK keeps after its batch is what the suite
+    wants to see. ``answered`` is the SDK's own test, a ``response`` that is not ``None``.
+    """
+    state = agent._interrupt_state
+    pending = state.pending_tool_execution
+    interrupts = []
+    for interrupt in state.interrupts.values():
+        entry = interrupt_json(interrupt, sources.get(interrupt.id))
+        entry["answered"] = interrupt.response is not None
+        if interrupt.response is not None:
+            entry["response"] = interrupt.response
+        interrupts.append(entry)
+    doc: dict[str, Any] = {
+        "activated": bool(state.activated),
+        "interrupts": interrupts,
+        "preservedToolUseIds": [r["toolUseId"] for r in (pending.completed_tool_results if pending else [])],
+        "messages": messages_json(agent.messages),
+        "state": dict(agent.state.get() or {}),
+    }
+    if pending is not None:
+        doc["pendingAssistantMessage"] = message_json(pending.assistant_message)
+    return doc
