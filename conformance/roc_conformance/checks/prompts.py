@@ -14,6 +14,9 @@ from typing import Any
 from roc_conformance import scenarios as sc
 from roc_conformance.checks.base import Check, CheckContext
 from roc_conformance.checks.snapshot_support import error_code, fail_if, units_ran
+from roc_conformance.checks.wire_schema import SchemaObserver
+from roc_conformance.errors import AdapterError
+from roc_conformance.oracle.check import crash_text
 
 APPENDED = "ROC-TOOL-016"
 MALFORMED_PROMPT = "ROC-ERR-010"
@@ -66,13 +69,32 @@ def check_prompt_appended(ctx: CheckContext) -> None:
 
 
 def check_malformed_prompt(ctx: CheckContext) -> None:
-    """Each malformed prompt to an idle agent is INVALID_INPUT, runs nothing, changes nothing."""
+    """Each malformed prompt to an idle agent is INVALID_INPUT, runs nothing, changes nothing.
+
+    A case whose reply the adapter cannot give (e.g. a runtime that took a text block holding a number
+    into its history, which the harness reply cannot carry) is not judged, and the others still are: the
+    check FAILs on their evidence, and is an ERROR only when they show nothing wrong.
+    """
     wrong: dict[str, list[str]] = {}
+    faults: list[AdapterError] = []
+    for observer in ctx.client.observers:
+        if isinstance(observer, SchemaObserver):
+            for _, content in MALFORMED:
+                observer.expect_echo({"role": "user", "content": content})
     for label, content in MALFORMED:
         agent = _idle_agent(ctx, "malformed")
-        out = ctx.client.invoke(agent, {"content": content})
+        try:
+            out = ctx.client.invoke(agent, {"content": content})
+        except AdapterError as fault:
+            if not fault.message.startswith("harness_error:"):
+                raise  # not an answer of a working adapter: nothing more can be judged
+            # The adapter answered and said why it could not reply: the next case gets a fresh agent.
+            ctx.client.reset_latch()
+            faults.append(fault)
+            ctx.note(f"{label}: not judged, the adapter could not reply: {fault}"[:400])
+            continue
         if "crash" in out:
-            wrong.setdefault(NO_CRASH, []).append(f"{label}: crashed: {out['crash']}")
+            wrong.setdefault(NO_CRASH, []).append(f"{label}: crashed: {crash_text(out['crash'])}")
             continue
         code = error_code(out)
         if code != "INVALID_INPUT":
@@ -88,6 +110,8 @@ def check_malformed_prompt(ctx: CheckContext) -> None:
         if (after.get("result") or {}).get("stopReason") != "end_turn":
             wrong.setdefault(UNCHANGED, []).append(f"{label}: a good prompt after the refusal gave {after}")
     fail_if(wrong)
+    if faults:
+        raise faults[0]
 
 
 def prompt_checks() -> list[Check]:

@@ -82,6 +82,15 @@ class SchemaObserver:
         self._validators: dict[str, Any] | None = None
         self._verdicts: dict[tuple[str, str], str | None] = {}  # see _first_error
         self.available = _schema_dir() is not None
+        self._echoes: set[str] = set()  # see expect_echo
+
+    def expect_echo(self, message: dict[str, Any]) -> None:
+        """``message`` is a malformed input the suite itself sends (a prompt ROC-ERR-010 requires refused).
+
+        A runtime that takes it in holds it in its history; that message is the caller's, not a value the
+        runtime made, and taking it is judged once, by ROC-ERR-010, not again by ROC-MODEL-001.
+        """
+        self._echoes.add(json.dumps(message, sort_keys=True))
 
     def _load(self) -> dict[str, Any]:
         if self._validators is None:
@@ -183,6 +192,8 @@ class SchemaObserver:
             if stop not in stop_reasons() and len(self.stop_reason_problems) < self.limit:
                 self.stop_reason_problems.append(f"stopReason {stop!r}")
         for message in reply.get("messages", []):
+            if self._echoes and json.dumps(message, sort_keys=True) in self._echoes:
+                continue
             self._check("message", message, "history")
 
     def result(self) -> CheckResult:
