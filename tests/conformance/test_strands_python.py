@@ -135,7 +135,7 @@ def test_restore_refuses_invalid_documents(strands: HarnessClient) -> None:
         "input"
     ] = {}
     later_major = {**doc, "schemaVersion": "3.0"}
-    cases = [
+    cases: list[tuple[str, dict[str, Any] | str, dict[str, Any], str]] = [
         ("input changed after the fact", tampered, spec, "SNAPSHOT_INVALID"),
         ("another agent's snapshot", doc, {**spec, "agentId": "other"}, "SNAPSHOT_INVALID"),
         ("not JSON", "{not json", spec, "SNAPSHOT_INVALID"),
