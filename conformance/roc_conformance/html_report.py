@@ -13,7 +13,14 @@ from typing import Any
 
 from roc_conformance.readable import clip, readable_lines, readable_text
 from roc_conformance.speclinks import spec_url
-from roc_conformance.summary import VERDICT_MEANING, verdict_of
+from roc_conformance.summary import (
+    SHOULD_NOTE,
+    VERDICT_MEANING,
+    WARNING,
+    failure_count,
+    is_should,
+    verdict_of,
+)
 
 _CSS = """
 body{font:15px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;max-width:72rem;
@@ -121,11 +128,14 @@ def _failures(doc: dict[str, Any]) -> list[str]:
     for req in doc["requirements"]:
         for primary in req.get("blockedBy", []):
             blocked_by.setdefault(primary, []).append(req["id"])
-    parts = [f"<h2>Failures ({len(failing)})</h2>"]
+    parts = [f"<h2>Failures ({_e(failure_count(failing))})</h2>"]
+    if any(is_should(r) for r in failing):
+        parts.append(f'<p class="note">{_e(SHOULD_NOTE)}</p>')
     for req in failing:
         parts.append(
             f'<h3 id="{_e(req["id"])}">{_link(req)} ({_e(req["level"])}, {_e(req["profile"])})'
             + (f": {_e(req['section'])}" if req.get("section") else "")
+            + (_e(WARNING) if is_should(req) else "")
             + "</h3>"
         )
         for index, failure in enumerate(
@@ -178,7 +188,8 @@ def _errors(doc: dict[str, Any]) -> list[str]:
 def _requirements(doc: dict[str, Any]) -> list[str]:
     rows = "".join(
         f'<tr id="req-{_e(r["id"])}"><td>{_link(r)}</td><td>{_e(r["level"])}</td><td>{_e(r["profile"])}</td>'
-        f'<td class="s {_cls(r["status"])}">{_e(r["status"])}</td>'
+        f'<td class="s {_cls(r["status"])}">{_e(r["status"])}'
+        f"{' (SHOULD, not scored)' if r['status'] == 'FAIL' and is_should(r) else ''}</td>"
         f"<td>{_e(clip(r.get('reason', ''), 600))}</td></tr>"
         for r in doc["requirements"]
     )

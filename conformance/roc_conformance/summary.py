@@ -111,6 +111,25 @@ def _profiles(doc: dict[str, Any]) -> list[str]:
     return lines
 
 
+SHOULD_NOTE = (
+    "A failed SHOULD is a warning: it is listed for the record but not scored, and no verdict depends on it."
+)
+WARNING = " (SHOULD: a warning, not scored)"
+
+
+def is_should(req: dict[str, Any]) -> bool:
+    """A SHOULD or SHOULD NOT requirement: its failure is reported, never scored."""
+    return str(req.get("level", "")).startswith("SHOULD")
+
+
+def failure_count(failing: list[dict[str, Any]]) -> str:
+    """``35: 32 MUST, 3 SHOULD, not scored``, or just ``32`` when every failure is scored."""
+    should = sum(1 for r in failing if is_should(r))
+    if not should:
+        return str(len(failing))
+    return f"{len(failing)}: {len(failing) - should} MUST, {should} SHOULD, not scored"
+
+
 def _ids(ids: list[str], most: int = 6) -> str:
     shown = ", ".join(ids[:most])
     return shown + (f" and {len(ids) - most} more" if len(ids) > most else "")
@@ -128,18 +147,21 @@ def _failures(doc: dict[str, Any]) -> list[str]:
             blocked_by.setdefault(primary, []).append(req["id"])
     lines = [
         "",
-        f"## Failures ({len(failing)})",
+        f"## Failures ({failure_count(failing)})",
         "",
         "Each is a first divergence: what the implementation did differently the first time it did. "
         "What was seen after it in the same scenario is folded under it.",
     ]
+    if any(is_should(r) for r in failing):
+        lines += ["", SHOULD_NOTE]
     for req in failing[:MAX_FULL_FAILURES]:
         lines += _failure(req, blocked_by.get(req["id"], []))
     rest = failing[MAX_FULL_FAILURES:]
     if rest:
         lines += ["", f"{len(rest)} more failed requirement(s), in report.html and report.json:", ""]
         lines += [
-            f"- {_req_link(r)} ({r['level']}, {r['profile']}): {_cell(clip(r.get('reason', ''), 200))}"
+            f"- {_req_link(r)} ({r['level']}, {r['profile']}){WARNING if is_should(r) else ''}: "
+            f"{_cell(clip(r.get('reason', ''), 200))}"
             for r in rest
         ]
     return lines
@@ -148,7 +170,10 @@ def _failures(doc: dict[str, Any]) -> list[str]:
 def _failure(req: dict[str, Any], blocked: list[str]) -> list[str]:
     failures = req.get("failures") or [{"check": "?", "message": req.get("reason", "")}]
     first = failures[0]
-    lines = ["", f"### {_req_link(req)} ({req['level']}, {req['profile']}): FAIL"]
+    lines = [
+        "",
+        f"### {_req_link(req)} ({req['level']}, {req['profile']}): FAIL{WARNING if is_should(req) else ''}",
+    ]
     if req.get("section"):
         lines += ["", f"Spec: {req['section']}."]
     lines += ["", *_fence(readable_lines(first["message"], max_chars=MAX_MESSAGE))]
