@@ -37,7 +37,7 @@ def small_registry(tmp_path, monkeypatch):
     (check,) = [c for c in all_checks() if c.name == CHECK]
     ids = list(dict.fromkeys([*check.requirements, *SCHEMA_REQUIREMENTS]))
     reqs = [
-        {"id": rid, "level": "MUST", "profile": "core", "chapter": "03-lifecycle.md", "anchor": f"03.md#{rid}"}
+        {"id": rid, "level": "MUST", "profile": "core", "chapter": "03.md", "anchor": f"03.md#{rid}"}
         for rid in ids
     ]
     reqs.append({"id": OTHER_PROFILE, "level": "MUST", "profile": "hooks", "chapter": "04-hooks.md"})
@@ -91,7 +91,9 @@ def test_triage_category_of_a_reason(reason, expected):
 
 
 def test_triage_of_a_parsed_known_failures_line():
-    (entry,) = parse("ROC-TOOL-005  # sdk: the toolUse stays in the history  <https://example.org/i/5>\n").entries
+    (entry,) = parse(
+        "ROC-TOOL-005  # sdk: the toolUse stays in the history  <https://example.org/i/5>\n"
+    ).entries
     assert compat.triage(entry.reason) == ("sdk", "the toolUse stays in the history")
     assert entry.link == "https://example.org/i/5"
 
@@ -105,7 +107,8 @@ def test_compact_of_a_run_that_fails_as_known(small_registry, tmp_path):
     code, doc = broken_run(tmp_path, "broken", "--known-failures", known)
     small = compat.compact(doc, SDK, REVISION, exit_code=code)
     assert small["format"] == compat.RUN_FORMAT
-    assert small["suite"]["commit"] == REVISION["commit"] and small["suite"]["dirty"] is False
+    assert small["suite"]["commit"] == REVISION["commit"]
+    assert small["suite"]["dirty"] is False
     assert small["suite"]["version"] == doc["suite"]["version"]
     assert small["runtime"]["name"] == doc["implementation"]["name"]
     assert small["adapter"] == doc["implementation"]["adapter"]
@@ -172,9 +175,11 @@ def test_the_matrix_has_every_requirement_for_every_implementation(small_registr
         assert set(row["results"]) == {"reference", "sdk"}
     rows = {r["id"]: r["results"] for r in matrix["requirements"]}
     assert rows[BROKEN] == {"reference": "PASS", "sdk": "FAIL"}
-    assert matrix["suiteCommit"] == REVISION["commit"] and matrix["mixedCommits"] is False
+    assert matrix["suiteCommit"] == REVISION["commit"]
+    assert matrix["mixedCommits"] is False
     totals = {i["name"]: i["totals"] for i in matrix["implementations"]}
-    assert totals["sdk"]["FAIL"] == 1 and totals["reference"]["FAIL"] == 0
+    assert totals["sdk"]["FAIL"] == 1
+    assert totals["reference"]["FAIL"] == 0
     assert sum(totals["sdk"].values()) == len(small_registry.requirements)
 
 
@@ -193,7 +198,8 @@ def test_runs_of_different_suite_commits_are_not_combined(small_registry, tmp_pa
     with pytest.raises(compat.CompatError, match="different suite commits"):
         compat.build_matrix([ref, later], small_registry)
     mixed = compat.build_matrix([ref, later], small_registry, allow_mixed=True)
-    assert mixed["mixedCommits"] is True and mixed["suiteCommit"] is None
+    assert mixed["mixedCommits"] is True
+    assert mixed["suiteCommit"] is None
     paths = {"format": compat.PATHS_FORMAT, "suite": {"commit": "c" * 40}, "paths": []}
     with pytest.raises(compat.CompatError, match="different suite commits"):
         compat.build_matrix([ref, sdk], small_registry, paths=paths)
@@ -228,15 +234,18 @@ def test_pages_link_requirements_and_failures(small_registry, tmp_path):
     assert f"### {BROKEN}\n" in page
     assert "**SDK divergence** (`sdk`)" in page
     assert "null is taken as an answer" in page
-    assert "````text\n" in page and sdk["requirements"][BROKEN]["counterexample"] in page
+    assert "````text\n" in page
+    assert sdk["requirements"][BROKEN]["counterexample"] in page
     assert "| SDK divergence (`sdk`) | 1 |" in page
-    assert "| SKIPPED |" in page and OTHER_PROFILE in page  # the unselected profile: not judged
+    assert "| SKIPPED |" in page
+    assert OTHER_PROFILE in page
     repo = matrix_page(matrix, [ref, sdk], Links.repository(), titles={})
     assert f"[❌ sdk](sdk.md#{anchor})" in repo
 
 
 def test_an_untriaged_failure_is_shown_as_such(small_registry, tmp_path):
-    code, doc = broken_run(tmp_path, "untriaged", "--known-failures", known_file(tmp_path, f"{BROKEN}  # why\n"))
+    known = known_file(tmp_path, f"{BROKEN}  # why\n")
+    code, doc = broken_run(tmp_path, "untriaged", "--known-failures", known)
     sdk = compat.compact(doc, SDK, REVISION, exit_code=code)
     assert sdk["requirements"][BROKEN]["known"]["category"] == "untriaged"
     assert "**untriaged** (`untriaged`)" in deviations_page(sdk, Links.repository())
@@ -288,12 +297,15 @@ def test_the_committed_results_make_the_committed_pages():
 
 
 def test_a_missing_adapter_stops_before_anything_runs(tmp_path):
-    absent = compat.Implementation("absent", "Absent", "cmd:absent", installed=("nope/*",), install="make absent")
+    absent = compat.Implementation(
+        "absent", "Absent", "cmd:absent", installed=("nope/*",), install="make absent"
+    )
     console = io.StringIO()
     code = compat.run_compat([absent], out_dir=tmp_path / "out", report_root=tmp_path / "r", console=console)
     assert code == 2
     assert "absent is not installed (nope/* missing): run make absent first" in console.getvalue()
-    assert not (tmp_path / "out").exists() and not (tmp_path / "r").exists()
+    assert not (tmp_path / "out").exists()
+    assert not (tmp_path / "r").exists()
 
 
 @pytest.mark.slow
@@ -311,7 +323,8 @@ def test_end_to_end_over_the_reference(tmp_path):
     assert small["peer"] == "reference"
     matrix = json.loads((out / "matrix.json").read_text())
     assert len(matrix["requirements"]) == len(load_registry().requirements)
-    assert (out / "matrix.md").is_file() and (out / "reference.md").is_file()
+    assert (out / "matrix.md").is_file()
+    assert (out / "reference.md").is_file()
     assert json.loads((out / "snapshot-paths.json").read_text())["paths"] == []  # one implementation: no pair
     assert (tmp_path / "reports" / "reference" / "report.json").is_file()
     assert "compat: OK" in console.getvalue()
