@@ -131,3 +131,26 @@ def test_a_crash_is_named_by_its_exception_and_where_the_runtime_raised_it():
     )
     text = crash_text({"type": "KeyError", "message": "'interruptId'", "details": details})
     assert text == "KeyError: \"'interruptId'\" (raised at strands/interrupt.py:146)"
+
+
+class ReportsOnlyTheBatchInterrupt(FakeImplementation):
+    """When a BeforeTools interrupt stops the cycle, the unanswered interrupts of earlier cycles whose units
+    did not run are not reported again (strands-agents 1.62 reports only what the stopping cycle raised)."""
+
+    def invoke(self, agent: str, inp: dict[str, Any]) -> dict[str, Any]:
+        out = super().invoke(agent, inp)
+        interrupts = (out.get("result") or {}).get("interrupts") or []
+        batch = [i for i in interrupts if i["source"]["kind"] == "before_tools"]
+        if batch:
+            out["result"] = {**out["result"], "interrupts": batch}
+        return out
+
+
+def test_an_earlier_cycles_interrupt_left_out_is_the_stop_rule_not_the_concurrent_report_rule():
+    """ROC-EXEC-006 is about interrupts several tool uses raise in one cycle; here the stopping cycle raised
+    only the BeforeTools interrupt, and the one left out was raised a cycle earlier (ROC-STOP-002)."""
+    found, _ = run_vector(
+        VECTORS["unit-not-run-keeps-interrupt"],
+        ReportsOnlyTheBatchInterrupt(frozenset({"core", "hooks", "concurrent-executor"})),
+    )
+    assert _requirements(found) == {"ROC-STOP-002"}, [v.message for v in found]
