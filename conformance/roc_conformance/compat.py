@@ -20,7 +20,7 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -243,10 +243,10 @@ def compact(
     runtime = dict(doc.get("implementation") or {})
     adapter = runtime.pop("adapter", None)
     requirements = {r["id"]: _compact_requirement(r, entries) for r in doc["requirements"]}
+    counts = profile_counts(requirements)
     profiles = {
-        name: {"status": entry.get("status"), "counts": counts}
+        name: {"status": entry.get("status"), "counts": counts.get(name, dict.fromkeys(STATUSES, 0))}
         for name, entry in (doc.get("profiles") or {}).items()
-        for counts in [profile_counts(requirements).get(name, dict.fromkeys(STATUSES, 0))]
     }
     return {
         "format": RUN_FORMAT,
@@ -505,6 +505,7 @@ def run_compat(
             + "\n"
         )
         console.flush()
+        (out_dir / f"{impl.name}.json").unlink(missing_ok=True)  # never left to stand for this run
         done = run_suite_process(
             impl.target, report_root / impl.name, peer="reference", known_failures=known, req=req, root=root
         )
@@ -649,10 +650,6 @@ def run_from_args(args: Any) -> int:
         pairs=not args.no_pairs,
         allow_mixed=args.allow_mixed_commits,
     )
-
-
-def claims_of(runs: Iterable[dict[str, Any]]) -> dict[str, list[str]]:
-    return {r["implementation"]: list(r.get("claimed") or []) for r in runs}
 
 
 if __name__ == "__main__":
