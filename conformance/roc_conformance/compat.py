@@ -44,8 +44,8 @@ CATEGORIES = {"sdk": "SDK divergence", "adapter": "adapter limitation", "spec": 
 UNTRIAGED = "untriaged"
 _CATEGORY = re.compile(r"^\s*(sdk|adapter|spec)\s*:\s*", re.IGNORECASE)
 
-REASON_CHARS = 400
-COUNTEREXAMPLE_CHARS = 1500
+REASON_CHARS = 600
+COUNTEREXAMPLE_CHARS = 3000
 # What a suite commit's results depend on: a change elsewhere (docs, compat/) leaves the tree clean.
 SUITE_PATHS = ("conformance", "spec", "proto", "reference", "pyproject.toml")
 

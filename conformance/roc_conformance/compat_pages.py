@@ -59,7 +59,7 @@ def _short(commit: Any) -> str:
 
 def _revision(suite: dict[str, Any]) -> str:
     dirty = suite.get("dirty")
-    state = " (with uncommitted changes to the suite)" if dirty else ""
+    state = " + uncommitted changes" if dirty else ""
     return f"`{_short(suite.get('commit'))}`{state}"
 
 
