@@ -32,7 +32,7 @@ class StrandsScriptedModel(Model):
     ) -> Any:
         raise NotImplementedError("the scripted model has no structured output")
 
-    async def stream(  # type: ignore[override]
+    async def stream(
         self, messages: Any, tool_specs: Any = None, system_prompt: Any = None, **kwargs: Any
     ) -> AsyncGenerator[Any, None]:
         reply = self.script.next_reply()

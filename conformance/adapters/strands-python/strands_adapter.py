@@ -156,7 +156,10 @@ class ScenarioHooks(HookProvider):
         # After* events run callbacks in reverse registration order, but only within one HookOrder, so a lower
         # order puts the recorders first there too.
         first = HookOrder.SDK_FIRST
-        trace = lambda: self.holder["built"].trace  # noqa: E731
+
+        def trace() -> Trace:
+            return self.holder["built"].trace
+
         registry.add_callback(BeforeInvocationEvent, lambda e: trace().before_invocation(), order=first)
         registry.add_callback(AfterInvocationEvent, lambda e: trace().after_invocation(), order=first)
         registry.add_callback(
@@ -187,7 +190,7 @@ class ScenarioHooks(HookProvider):
     def _callback(self, hook: HookProgram) -> Any:
         def callback(event: Any) -> None:
             built = self.holder["built"]
-            use = getattr(event, "tool_use", None) if hook.per_tool else None
+            use: dict[str, Any] | None = getattr(event, "tool_use", None) if hook.per_tool else None
             if hook.per_tool:
                 names = [use["name"]] if use else []
             elif hook.event == "BeforeTools":
@@ -199,7 +202,7 @@ class ScenarioHooks(HookProvider):
             tool_use_id = use["toolUseId"] if use else None
             raise_api = None
             if hook.interruptible:
-                if hook.per_tool:
+                if use is not None:
                     source = {"kind": "before_tool_call", "toolUseId": tool_use_id, "toolName": use["name"]}
                 else:
                     source = {"kind": "before_tools"}
