@@ -10,9 +10,13 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from roc_conformance.checks.base import CheckContext
+from roc_conformance.checks.vectors import vector_check
+from roc_conformance.client import Description
 from roc_conformance.oracle.check import crash_text
 from roc_conformance.oracle.fake import FakeImplementation
 from roc_conformance.oracle.vectors import load_vectors, run_vector
+from roc_conformance.settings import CERTIFY
 
 PROFILES = frozenset({"core", "hooks", "sequential-executor"})
 VECTORS = {v["id"]: v for v in load_vectors()}
@@ -154,3 +158,16 @@ def test_an_earlier_cycles_interrupt_left_out_is_the_stop_rule_not_the_concurren
         ReportsOnlyTheBatchInterrupt(frozenset({"core", "hooks", "concurrent-executor"})),
     )
     assert _requirements(found) == {"ROC-STOP-002"}, [v.message for v in found]
+
+
+def test_a_vector_blocks_only_what_its_divergence_kept_from_being_judged():
+    """Step 0 judged ROC-EXEC-005 (both tools ran and were reported) before the divergence of step 1: that
+    stays evidence. ROC-ANSWER-005, which only the later steps reach, is cut short."""
+    vector = VECTORS["unit-not-run-keeps-interrupt"]
+    impl = ReportsOnlyTheBatchInterrupt(frozenset({"core", "hooks", "concurrent-executor"}))
+    description = Description(3, {"name": "fake"}, ("1.0",), impl.profiles)
+    ctx = CheckContext(client=impl, description=description, settings=CERTIFY)  # type: ignore[arg-type]
+    vector_check(vector).run(ctx)
+    assert ctx.evidence.failed == ("ROC-STOP-002",)
+    assert "ROC-ANSWER-005" in ctx.evidence.blocked
+    assert "ROC-EXEC-005" not in ctx.evidence.blocked

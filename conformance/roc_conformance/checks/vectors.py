@@ -48,8 +48,10 @@ def _runner(vector: dict[str, Any], on_transcript: Callable[[str], None] | None 
         for finding, after in driver.consequences:
             ctx.evidence.consequences.append(Finding(finding.requirements, finding.message, after=after))
         if driver.sync != IN_SYNC:
+            # As for the state machines: a requirement the oracle judged on a step before the divergence (or
+            # after a resync) was judged on unspoiled evidence; only the others were cut short by it.
             ctx.evidence.block(
-                vector.get("requirements", []),
+                [r for r in vector.get("requirements", []) if r not in driver.exercised_in_sync],
                 f"the scenario {driver.sync} at {driver.diverged_at} (a failure of "
                 f"{', '.join(dict.fromkeys(r for v in driver.primaries[:1] for r in v.requirements))})",
             )
