@@ -18,6 +18,7 @@ import {
   ScenarioError,
   ScriptedModel,
   type Trace,
+  Unsupported,
 } from "@roc-protocol/kit-typescript";
 import { Agent, type InvokeArgs } from "@strands-agents/sdk";
 import { type Built, type Holder } from "./built.ts";
@@ -40,6 +41,10 @@ function sdkVersion(): string {
 export function buildAgent(scenario: Scenario, trace: Trace, offset = 0, extra: Partial<{ sessionDir: string }> = {}): Built {
   const problem = checkTurns(scenario.turns);
   if (problem !== undefined) throw new ScenarioError(problem);
+  // Profiles session-store and snapshot-integrity are not claimed: the SDK has no store with revisions and
+  // signs nothing, so an adapter-made version would be judged as the SDK's.
+  if (scenario.session !== undefined) throw new Unsupported("session bindings (profile session-store) are not supported");
+  if (scenario.integrity !== undefined) throw new Unsupported("integrity keys (profile snapshot-integrity) are not supported");
   const holder: Holder = {};
   const agent = new Agent({
     model: new StrandsScriptedModel(new ScriptedModel(scenario.turns, trace, offset)),
