@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -263,6 +264,31 @@ def test_portability_is_not_judged_by_a_peer_that_cannot_continue_its_own_snapsh
     result = _portability(HarnessServicer(), peer)
     assert result.checks[0].status is Status.SKIPPED
     assert "cannot continue its own snapshot" in result.checks[0].message
+
+
+def test_portability_is_not_judged_by_a_peer_that_drops_foreign_ids():
+    # Like an SDK that derives interrupt ids from the raise point: ids it did not write itself are replaced.
+    peer = HarnessServicer()
+    take, restore = peer.reference.snapshot, peer.reference.restore
+    own_ids: set[str] = set()
+
+    def remember(agent: Any, *, stored: bool = False) -> Any:
+        doc = take(agent, stored=stored)
+        own_ids.update(i["id"] for i in doc["interruptState"]["interrupts"])
+        return doc
+
+    def rename_foreign(snapshot_json: str, *args: Any) -> Any:
+        doc = json.loads(snapshot_json)
+        for interrupt in doc["interruptState"]["interrupts"]:
+            if interrupt["id"] not in own_ids:
+                interrupt["id"] = "derived:" + interrupt["source"]["toolUseId"] + ":" + interrupt["name"]
+        return restore(json.dumps(doc), *args)
+
+    peer.reference.snapshot = remember  # type: ignore[method-assign]
+    peer.reference.restore = rename_foreign  # type: ignore[method-assign]
+    result = _portability(HarnessServicer(), peer)
+    assert result.checks[0].status is Status.SKIPPED
+    assert "does not continue foreign snapshots" in result.checks[0].message
 
 
 def test_every_reply_is_validated_against_the_schemas():

@@ -731,6 +731,12 @@ def check_portable_to_peer(ctx: CheckContext) -> None:
         own = _peer_own_continuation(peer, spec)
         if own is None:
             continue
+        if not _peer_keeps_foreign_ids(peer, executor):
+            raise CheckSkipped(
+                "the peer adapter does not continue foreign snapshots (a restored foreign interrupt id is "
+                "not kept: its own ROC-SESSION-014/015), so it cannot judge another's; give the reference "
+                "as peer"
+            )
         restored = peer.restore_agent(doc, spec, model_turn_offset=1)
         compared += 1
         if "agent" not in restored:
@@ -752,6 +758,18 @@ def check_portable_to_peer(ctx: CheckContext) -> None:
 def _answer_all(out: dict[str, Any], value: Any) -> dict[str, Any]:
     interrupts = (out.get("result") or {}).get("interrupts") or []
     return {"interruptResponses": [{"interruptId": i["id"], "response": value} for i in interrupts]}
+
+
+def _peer_keeps_foreign_ids(peer: HarnessClient, executor: str) -> bool:
+    """Whether the peer continues the suite's own foreign document: answering its first interrupt re-raises
+    the second under the id the document gave it."""
+    restored = peer.restore_agent(foreign_snapshot(), foreign_spec(executor), model_turn_offset=1)
+    if "agent" not in restored:
+        return False
+    answer = {"interruptResponses": [{"interruptId": FOREIGN_A, "response": "yes"}]}
+    out = peer.invoke(restored["agent"], answer)
+    peer.dispose_agent(restored["agent"])
+    return [i.get("id") for i in (out.get("result") or {}).get("interrupts") or []] == [FOREIGN_B]
 
 
 def _peer_own_continuation(peer: HarnessClient, spec: dict[str, Any]) -> dict[str, Any] | None:
