@@ -305,7 +305,10 @@ def _not_judged(reqs: dict[str, dict[str, Any]]) -> list[str]:
     for rid, req in reqs.items():
         if req["status"] in ("SKIPPED", "NOT_TESTED"):
             reason = str(req.get("reason") or "")
-            reason = "untestable through the harness" if reason.startswith("untestable") else reason
+            if reason.startswith("untestable"):
+                reason = "untestable through the harness"
+            elif reason.startswith("blocked by"):
+                reason = reason.split(": ", 1)[0]  # which failures came first; the rest is per check
             groups.setdefault((req["status"], reason), []).append(rid)
     lines = ["## Not judged", ""]
     if not groups:
