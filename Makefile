@@ -67,6 +67,14 @@ strands-typescript:
 
 ## compat: the certify suite against the reference and the Strands adapters (install them once with
 ## make strands-python strands-typescript; it runs offline after); results and the matrix in compat/
+COMPAT_INSTALLED := conformance/adapters/strands-python/.venv/bin/python \
+	conformance/adapters/strands-typescript/node_modules/.package-lock.json
+
 .PHONY: compat
-compat: $(STAMP)
+compat: $(STAMP) $(COMPAT_INSTALLED)
 	$(BIN)/roc-conformance compat
+
+# Installing needs the network, so compat never does it: a missing adapter is named, with its make target.
+$(COMPAT_INSTALLED):
+	@echo "make compat: $@ is missing: install the adapters first with make strands-python strands-typescript" >&2
+	@exit 1
