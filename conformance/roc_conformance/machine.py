@@ -37,6 +37,7 @@ class MachineLedger:
     exercised_any: set[str] = field(default_factory=set)
     tolerated: int = 0  # findings of already-failed requirements that the run went on past
 
+
 # What a passing machine run vouches for: every requirement the oracle's checks can name, except those
 # its scenarios never set up (a unit raising one name twice, a withdrawn interrupt, a cancel set in a pass
 # that then stopped for an interrupt), which only the static vectors exercise, and ROC-ERR-007, which the
@@ -225,7 +226,15 @@ class RocMachine(RuleBasedStateMachine):
         if not self.direct_calls:
             return None
         spec = self.d.spec
-        hooked = {h.tool_name for h in spec.hooks if h.event == "BeforeToolCall"}
+        # Whether the tool-call events fire for a direct call is the implementation's choice (spec 5.5): a
+        # tool is not called directly when a BeforeToolCall callback, or an AfterToolCall callback that writes
+        # the state (which the oracle could then not predict), applies to it.
+        hooked = {
+            h.tool_name
+            for h in spec.hooks
+            if h.event == "BeforeToolCall"
+            or (h.event == "AfterToolCall" and any(s.op == "setState" for s in h.steps))
+        }
         if None in hooked:
             return None
         names = [n for n in spec.tools if n not in hooked]

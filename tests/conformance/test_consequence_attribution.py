@@ -8,13 +8,18 @@ that the findings it forces are consequences, listed under it.
 from __future__ import annotations
 
 import copy
+from types import SimpleNamespace
 from typing import Any
 
+import pytest
 from roc_conformance.checks.base import CheckContext
 from roc_conformance.checks.vectors import vector_check
 from roc_conformance.client import Description
+from roc_conformance.machine import RocMachine
 from roc_conformance.oracle.check import crash_text
+from roc_conformance.oracle.engine import Direct, OracleAgent
 from roc_conformance.oracle.fake import FakeImplementation
+from roc_conformance.oracle.scenario import ScenarioError, parse_spec
 from roc_conformance.oracle.vectors import load_vectors, run_vector
 from roc_conformance.settings import CERTIFY
 
@@ -171,3 +176,25 @@ def test_a_vector_blocks_only_what_its_divergence_kept_from_being_judged():
     assert ctx.evidence.failed == ("ROC-STOP-002",)
     assert "ROC-ANSWER-005" in ctx.evidence.blocked
     assert "ROC-EXEC-005" not in ctx.evidence.blocked
+
+
+def _after_tool_call_sets_state() -> dict[str, Any]:
+    return {
+        "agentId": "a1",
+        "executor": "sequential",
+        "model": {"turns": [{"content": [{"text": "done"}]}]},
+        "tools": [{"name": "tool0", "steps": []}],
+        "hooks": [{"event": "AfterToolCall", "steps": [{"setState": {"key": "seen0", "value": True}}]}],
+        "state": {},
+    }
+
+
+def test_a_direct_call_is_not_drawn_for_a_tool_whose_call_events_have_callbacks():
+    """Whether AfterToolCall fires for a direct call is the runtime's choice (strands-agents 1.62 fires it),
+    so a state its callback writes cannot be predicted: the machine does not call such a tool directly, and
+    the oracle refuses to model it, instead of charging the state to ROC-MODEL-012 / ROC-REPLAY-008."""
+    spec = parse_spec(_after_tool_call_sets_state())
+    stub = SimpleNamespace(direct_calls=True, d=SimpleNamespace(spec=spec))
+    assert RocMachine._direct_tool(stub) is None  # type: ignore[arg-type]
+    with pytest.raises(ScenarioError, match="AfterToolCall"):
+        OracleAgent(spec).invoke(Direct("tool0", {}))

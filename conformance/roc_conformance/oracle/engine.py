@@ -421,10 +421,12 @@ class OracleAgent:
         tool = self.spec.tools.get(inp.name)
         if tool is None:
             raise ScenarioError(f"direct call of unknown tool {inp.name!r}")
+        choice = "fires for a direct call is the implementation's choice"
         if self._matching("BeforeToolCall", [inp.name]):
-            raise ScenarioError(
-                "whether BeforeToolCall fires for a direct call is the implementation's choice"
-            )
+            raise ScenarioError(f"whether BeforeToolCall {choice}")
+        if any(s.op == "setState" for h in self._matching("AfterToolCall", [inp.name]) for s in h.steps):
+            # ... and this callback would change the state: the oracle could not predict it.
+            raise ScenarioError(f"whether AfterToolCall {choice}")
         try:
             run = self._run_program(tool.steps, "tool", None, inp.name, ("tool", None, -1), direct=True)
         except _DirectInterrupt:
