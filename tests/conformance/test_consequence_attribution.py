@@ -198,3 +198,26 @@ def test_a_direct_call_is_not_drawn_for_a_tool_whose_call_events_have_callbacks(
     assert RocMachine._direct_tool(stub) is None  # type: ignore[arg-type]
     with pytest.raises(ScenarioError, match="AfterToolCall"):
         OracleAgent(spec).invoke(Direct("tool0", {}))
+
+
+class RefusesItsOwnLeftovers(KeepsWhatAFailedPromptAppended):
+    """... and its snapshot loader refuses a history that holds a toolUse without its result."""
+
+    def restore_agent(
+        self, snapshot: dict[str, Any] | str, spec: dict[str, Any], *, model_turn_offset: int = 0
+    ) -> dict[str, Any]:
+        assert isinstance(snapshot, dict)
+        messages = snapshot["agent"]["messages"]
+        if messages and any("toolUse" in b for b in messages[-1]["content"]):
+            return {"error": {"code": "SNAPSHOT_INVALID", "message": "toolUse without toolResult"}}
+        return super().restore_agent(snapshot, spec, model_turn_offset=model_turn_offset)
+
+
+def test_a_restore_refused_for_what_a_rejected_input_left_behind_is_a_consequence():
+    vector = copy.deepcopy(VECTORS["duplicate-interrupt-name"])
+    vector["steps"] = [vector["steps"][0], {"restore": True}]
+    found, driver = run_vector(vector, RefusesItsOwnLeftovers(PROFILES | {"sessions"}))
+    assert _requirements(found) == {"ROC-ERR-006"}, [v.message for v in found]
+    refused = [(v, after) for v, after in driver.consequences if "RestoreAgent failed" in v.message]
+    assert refused
+    assert all(after == ("ROC-ERR-006",) for _, after in refused)

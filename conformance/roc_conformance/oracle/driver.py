@@ -313,8 +313,11 @@ class Driver:
         finding = Violation([reqs.SESSION_RESTORE], message)
         if end:
             self.dead = True
-        if self.sync != IN_SYNC:
-            after = tuple(dict.fromkeys(r for v in self.primaries[:1] for r in v.requirements))
+        if self.sync != IN_SYNC or self.history_left:
+            # After a divergence, or once a rejected input left messages in the history (a snapshot of it
+            # holds them, e.g. a lone toolUse that a loader refuses), the failure follows from that one.
+            first = tuple(dict.fromkeys(r for v in self.primaries[:1] for r in v.requirements))
+            after = first if self.sync != IN_SYNC else self.history_left
             self.consequences.append((finding, after))
             return []
         if end:
