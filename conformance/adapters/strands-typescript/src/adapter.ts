@@ -24,11 +24,21 @@ import { Agent, type InvokeArgs } from "@strands-agents/sdk";
 import { type Built, type Holder } from "./built.ts";
 import { addHooks } from "./hooks.ts";
 import { StrandsScriptedModel, checkTurns } from "./model.ts";
+import { loadRoc } from "./rocload.ts";
+import { toRoc, toSdk } from "./snapshot.ts";
 import { ScenarioTool } from "./tool.ts";
 import { errorJson, interruptJson, resultJson, sourceOf, toJson, toolNamesOf } from "./translate.ts";
 
 export const ADAPTER_VERSION = "0.1.0";
-export const PROFILES = ["core", "hooks", "sequential-executor", "concurrent-executor", "direct-tool-call"];
+export const PROFILES = [
+  "core",
+  "hooks",
+  "sequential-executor",
+  "concurrent-executor",
+  "direct-tool-call",
+  "sessions",
+  "portable-snapshot",
+];
 
 const SDK_PACKAGE = new URL("../node_modules/@strands-agents/sdk/package.json", import.meta.url);
 
@@ -38,7 +48,7 @@ function sdkVersion(): string {
 }
 
 /** Build an agent for the scenario; `offset` is the scripted model's first turn. */
-export function buildAgent(scenario: Scenario, trace: Trace, offset = 0, extra: Partial<{ sessionDir: string }> = {}): Built {
+export function buildAgent(scenario: Scenario, trace: Trace, offset = 0): Built {
   const problem = checkTurns(scenario.turns);
   if (problem !== undefined) throw new ScenarioError(problem);
   // Profiles session-store and snapshot-integrity are not claimed: the SDK has no store with revisions and
@@ -55,7 +65,7 @@ export function buildAgent(scenario: Scenario, trace: Trace, offset = 0, extra: 
     printer: false,
   });
   addHooks(agent, scenario, holder);
-  const built: Built = { agent, trace, sources: new Map(), batchNames: [], sessionDir: extra.sessionDir };
+  const built: Built = { agent, trace, sources: new Map(), batchNames: [], revision: 0 };
   holder.built = built;
   return built;
 }
@@ -96,6 +106,23 @@ export class StrandsAdapter implements RuntimeAdapter<Built> {
 
   state(built: Built): JsonObject {
     return toJson(built.agent.appState.getAll()) as JsonObject;
+  }
+
+  snapshot(built: Built, options: { stored: boolean }): JsonObject {
+    if (options.stored) throw new Unsupported("session stores (profile session-store) are not supported");
+    return toRoc(built);
+  }
+
+  /** The document is validated by the adapter's RoC loader (the SDK's loadSnapshot checks only its scope and
+   * version), translated, and loaded with `agent.loadSnapshot` into a fresh agent built from the scenario. */
+  restore(snapshotJson: string, scenario: Scenario, trace: Trace, modelTurnOffset: number): Built {
+    const doc = loadRoc(snapshotJson, scenario.agentId);
+    const built = buildAgent(scenario, trace, modelTurnOffset);
+    const { snapshot, sources } = toSdk(doc);
+    built.agent.loadSnapshot(snapshot);
+    for (const [id, source] of sources) built.sources.set(id, source);
+    built.revision = doc["revision"] as number;
+    return built;
   }
 
   inspect(built: Built): JsonObject {

@@ -10,8 +10,9 @@ export interface Built {
   readonly sources: Sources;
   /** The tool names of the current cycle's BeforeTools message: AfterTools carries results, not names. */
   batchNames: string[];
-  /** The session directory of a restored or session-bound agent, removed on dispose. */
-  sessionDir?: string | undefined;
+  /** The snapshot revision: 0 for a created agent, the restored document's for a restored one (the SDK
+   * keeps none). */
+  revision: number;
 }
 
 /** Filled once the agent exists: tools and hooks are built before it. */
