@@ -1,5 +1,8 @@
 """The Strands Agents (TypeScript) adapter (conformance/adapters/strands-typescript): its type check, its
-``roc-conformance smoke``, and what the adapter itself must get right, driven through the harness.
+``roc-conformance smoke``, and what the adapter itself must get right, driven through the harness: the
+trace order, error results, raise points, inspect, and the snapshot translation (profiles sessions and
+portable-snapshot: what the document holds, what a restored agent holds, what the loader refuses, what the
+reference continues from it).
 
 Needs Node.js 20+ and npm (skipped with the reason otherwise). The adapter's locked dependencies, and the
 kit's it imports, are installed with ``npm ci`` when node_modules is missing or older than the lock file
@@ -9,6 +12,7 @@ kit's it imports, are installed with ``npm ci`` when node_modules is missing or 
 
 from __future__ import annotations
 
+import copy
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -17,8 +21,11 @@ from typing import Any
 
 import pytest
 from node_kit import ready_node
+from roc_conformance.canonical import input_digest
+from roc_conformance.checks.snapshot_support import CANONICAL_PROBE, strip_volatile, two_tool_scenario
 from roc_conformance.client import HarnessClient
 from roc_conformance.target import start_managed
+from roc_reference.harness.build import build_agent, restore_agent
 
 ROOT = Path(__file__).resolve().parents[2]
 ADAPTER_DIR = ROOT / "conformance" / "adapters" / "strands-typescript"
@@ -156,3 +163,116 @@ def test_interrupts_carry_the_raise_point_and_inspect_reads_the_sdk_state(strand
     assert seen["pendingAssistantMessage"]["content"] == [_use("t1", "plain"), _use("t2", "ask")]
     answered = {i["id"]: (i["answered"], i.get("response")) for i in seen["interrupts"]}
     assert answered == {"hook:beforeToolCall:t1:ok?": (True, "y"), "tool:t2:q": (False, None)}
+
+
+# --- sessions: the snapshot translation -------------------------------------------------------------------
+
+
+def _paused(client: HarnessClient, agent_id: str = "snap") -> tuple[dict[str, Any], str, dict[str, Any]]:
+    spec = two_tool_scenario(agent_id=agent_id)
+    agent = client.create_agent(spec)
+    out = client.invoke(agent, {"prompt": "go"})
+    assert out["result"]["stopReason"] == "interrupt", out
+    return spec, agent, out
+
+
+def _snapshot(client: HarnessClient, agent: str) -> dict[str, Any]:
+    taken = client.take_snapshot(agent)
+    assert taken.get("snapshot") is not None, taken
+    doc: dict[str, Any] = taken["snapshot"]
+    return doc
+
+
+def _answer(out: dict[str, Any], value: Any) -> dict[str, Any]:
+    ids = [i["id"] for i in out["result"]["interrupts"]]
+    return {"interruptResponses": [{"interruptId": i, "response": value} for i in ids]}
+
+
+def _pending_message(spec: dict[str, Any]) -> dict[str, Any]:
+    return {"role": "assistant", "content": spec["model"]["turns"][0]["content"]}
+
+
+def test_snapshot_translates_the_paused_agent(strands: HarnessClient) -> None:
+    spec, agent, out = _paused(strands)
+    doc = _snapshot(strands, agent)
+    state = doc["interruptState"]
+    assert (doc["schemaVersion"], doc["specVersion"], doc["revision"]) == ("2.0", "1.0", 0)
+    assert state["activated"] is True
+    [stored] = state["interrupts"]
+    assert stored["id"] == out["result"]["interrupts"][0]["id"]
+    assert stored["source"] == {"kind": "tool", "toolUseId": "t1", "toolName": "ask"}
+    assert stored["reason"] == {"path": "a.txt"}
+    assert "response" not in stored
+    assert stored["inputDigest"] == input_digest(CANONICAL_PROBE)  # the suite's canonical JSON
+    # The SDK appends the paused batch's messages only when it completes: the document holds it as pending.
+    assert state["pendingToolExecution"]["assistantMessage"] == _pending_message(spec)
+    assert [r["toolUseId"] for r in state["pendingToolExecution"]["completedToolResults"]] == ["t2"]
+    assert doc["agent"] == {"agentId": "snap", "messages": out["messages"], "state": {"user": "u1"}}
+
+
+def test_restored_agent_continues_like_the_original(strands: HarnessClient) -> None:
+    spec, agent, out = _paused(strands)
+    doc = _snapshot(strands, agent)
+    restored = strands.restore_agent(doc, spec, model_turn_offset=1)
+    assert restored.get("trace") == [], restored  # restoring runs nothing (ROC-SESSION-006)
+    seen = strands.inspect(restored["agent"])
+    assert seen["activated"] is True
+    assert seen["preservedToolUseIds"] == ["t2"]
+    assert [(i["id"], i["answered"]) for i in seen["interrupts"]] == [
+        (out["result"]["interrupts"][0]["id"], False)
+    ]
+    assert strip_volatile(_snapshot(strands, restored["agent"])) == strip_volatile(doc)
+    there = strands.invoke(restored["agent"], _answer(out, "yes"))
+    here = strands.invoke(agent, _answer(out, "yes"))
+    assert there["result"]["stopReason"] == "end_turn", there
+    assert [e["toolUseId"] for e in there["trace"] if e["kind"] == "tool_start"] == ["t1"]  # t2 is preserved
+    for key in ("result", "messages", "state"):
+        assert there[key] == here[key], key
+
+
+def test_restore_refuses_invalid_documents(strands: HarnessClient) -> None:
+    spec, agent, _ = _paused(strands)
+    doc = _snapshot(strands, agent)
+    tampered = copy.deepcopy(doc)
+    tampered["interruptState"]["pendingToolExecution"]["assistantMessage"]["content"][-1]["toolUse"][
+        "input"
+    ] = {}
+    answered = copy.deepcopy(doc)
+    answered["interruptState"]["interrupts"][0]["response"] = "y"
+    cases: list[tuple[str, dict[str, Any] | str, dict[str, Any], str]] = [
+        ("input changed after the fact", tampered, spec, "SNAPSHOT_INVALID"),
+        ("activated with every interrupt answered", answered, spec, "SNAPSHOT_INVALID"),
+        ("another agent's snapshot", doc, {**spec, "agentId": "other"}, "SNAPSHOT_INVALID"),
+        ("not JSON", "{not json", spec, "SNAPSHOT_INVALID"),
+        ("a repeated member", '{"schemaVersion": "2.0", "schemaVersion": "2.0"}', spec, "SNAPSHOT_INVALID"),
+        ("a member 2.0 does not define", {**doc, "extra": 1}, spec, "SNAPSHOT_INVALID"),
+        ("a later major version", {**doc, "schemaVersion": "3.0"}, spec, "SNAPSHOT_VERSION_UNSUPPORTED"),
+        ("created in month 13", {**doc, "createdAt": "2026-13-01T00:00:00Z"}, spec, "SNAPSHOT_INVALID"),
+    ]
+    for what, document, definition, code in cases:
+        out = strands.restore_agent(document, definition, model_turn_offset=1)
+        assert out.get("error", {}).get("code") == code, (what, out)
+    later_minor = strands.restore_agent(
+        {**doc, "schemaVersion": "2.7", "extra": 1}, spec, model_turn_offset=1
+    )
+    assert "agent" in later_minor, later_minor  # members of a later minor are ignored (ROC-VER-007)
+
+
+def test_reference_continues_a_strands_snapshot_as_its_own(strands: HarnessClient) -> None:
+    """TypeScript SDK -> reference: the reference continues this document exactly as it continues its own
+    snapshot of the same scenario (the reference keeps foreign ids; the way back is the SDK's problem)."""
+    spec, agent, out = _paused(strands, agent_id="portable")
+    theirs = _reference_continues(_snapshot(strands, agent), spec, _answer(out, "yes"))
+    assert theirs[0]["stopReason"] == "end_turn", theirs
+    built = build_agent(spec)
+    built.agent.invoke("go")
+    own = built.agent.take_snapshot()
+    pending = [i for i in own["interruptState"]["interrupts"] if "response" not in i]
+    answers = {"interruptResponses": [{"interruptId": i["id"], "response": "yes"} for i in pending]}
+    assert theirs == _reference_continues(own, spec, answers)
+
+
+def _reference_continues(snapshot: dict[str, Any], spec: dict[str, Any], answers: dict[str, Any]) -> Any:
+    built = restore_agent(snapshot, spec, model_turn_offset=1)
+    result = built.agent.invoke([{"interruptResponse": r} for r in answers["interruptResponses"]])
+    return result.to_json(), built.agent.messages_json(), built.agent.state.to_dict()
