@@ -9,6 +9,7 @@ and last how the run was made (settings, seed, example database). JSON is shorte
 
 from __future__ import annotations
 
+import re
 import shlex
 from typing import Any
 
@@ -130,6 +131,33 @@ def failure_count(failing: list[dict[str, Any]]) -> str:
     return f"{len(failing)}: {len(failing) - should} MUST, {should} SHOULD, not scored"
 
 
+_TAGGED_LINE = re.compile(r"^- \[([^\]]*)\]")
+_TAGGED_PART = re.compile(r"; (?=\[ROC-)")
+
+
+def own_findings(message: str, rid: str, *, only: bool = False) -> str:
+    """A check's message with the findings tagged ``rid`` first (``only``: without the others).
+
+    A scenario's message lists every finding of the scenario, each tagged with its requirements (a vector's
+    ``- [ROC-X, ROC-Y] ...`` lines, an explicit check's ``[ROC-X] ...; [ROC-Y] ...`` parts). Under one
+    requirement its own findings come first: an earlier finding of another requirement is context, not the
+    reason it failed.
+    """
+    lines = message.split("\n")
+    tags = {n: m.group(1) for n, line in enumerate(lines) if (m := _TAGGED_LINE.match(line))}
+    if tags:
+        head = [line for n, line in enumerate(lines) if n not in tags]
+        own = [lines[n] for n, ids in tags.items() if rid in ids]
+        other = [] if only else [lines[n] for n, ids in tags.items() if rid not in ids]
+        return "\n".join(head + own + other) if own else message
+    parts = _TAGGED_PART.split(message)
+    if len(parts) > 1 or message.startswith("[ROC-"):
+        own = [p for p in parts if p.startswith(f"[{rid}]")]
+        other = [] if only else [p for p in parts if p not in own]
+        return "; ".join(own + other) if own else message
+    return message
+
+
 def _ids(ids: list[str], most: int = 6) -> str:
     shown = ", ".join(ids[:most])
     return shown + (f" and {len(ids) - most} more" if len(ids) > most else "")
@@ -161,7 +189,7 @@ def _failures(doc: dict[str, Any]) -> list[str]:
         lines += ["", f"{len(rest)} more failed requirement(s), in report.html and report.json:", ""]
         lines += [
             f"- {_req_link(r)} ({r['level']}, {r['profile']}){WARNING if is_should(r) else ''}: "
-            f"{_cell(clip(r.get('reason', ''), 200))}"
+            f"{_cell(clip(own_findings(r.get('reason', ''), r['id'], only=True), 200))}"
             for r in rest
         ]
     return lines
@@ -176,7 +204,7 @@ def _failure(req: dict[str, Any], blocked: list[str]) -> list[str]:
     ]
     if req.get("section"):
         lines += ["", f"Spec: {req['section']}."]
-    lines += ["", *_fence(readable_lines(first["message"], max_chars=MAX_MESSAGE))]
+    lines += ["", *_fence(readable_lines(own_findings(first["message"], req["id"]), max_chars=MAX_MESSAGE))]
     found = f"Found by `{first['check']}`"
     others = list(dict.fromkeys(f["check"] for f in failures[1:] if f["check"] != first["check"]))
     if others:
