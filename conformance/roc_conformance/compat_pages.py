@@ -192,7 +192,10 @@ def _paths_table(paths: Sequence[dict[str, Any]]) -> list[str]:
     lines = [
         "A snapshot one implementation writes, restored in another from the document and the agent "
         "definition, must reach the outcome answering in place reaches (`ROC-SESSION-016`, check "
-        "`explicit:portable-to-peer`).",
+        "`explicit:portable-to-peer`). *works*: the same outcome; *fails*: another outcome, or the reader "
+        "refused the document; *not judged*: the suite could not decide, for the reason given; "
+        "*not claimed*: one of the two does not claim `sessions` or `portable-snapshot`; "
+        "*error*: a harness fault.",
         "",
         "| writer | reader | result | why not |",
         "|---|---|---|---|",
