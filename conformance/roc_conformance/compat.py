@@ -14,6 +14,7 @@ failure, no stale entry) and nothing ended in ERROR; otherwise it prints one lin
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -113,20 +114,31 @@ def implementation(name: str) -> Implementation:
 
 def suite_revision(root: Path = ROOT) -> dict[str, Any]:
     """The git commit the suite runs at, and whether the files results depend on differ from it."""
-    try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True
-        ).stdout.strip()
-        changed = subprocess.run(
-            ["git", "status", "--porcelain", "--", *SUITE_PATHS],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-    except (OSError, subprocess.CalledProcessError):
+    commit = _git(root, "rev-parse", "HEAD")
+    changed = _git(root, "status", "--porcelain", "--", *SUITE_PATHS)
+    if commit is None or changed is None:
         return {"commit": None, "dirty": None}
-    return {"commit": commit, "dirty": bool(changed.strip())}
+    return {"commit": commit.strip(), "dirty": bool(changed.strip())}
+
+
+def suite_fingerprint(root: Path = ROOT) -> str | None:
+    """A digest of the suite's files as they are (committed tree + uncommitted changes): a run whose
+    fingerprint differs at its end ran code other than its recorded revision."""
+    parts = [
+        _git(root, "ls-tree", "HEAD", "--", *SUITE_PATHS),
+        _git(root, "diff", "HEAD", "--", *SUITE_PATHS),
+        _git(root, "ls-files", "--others", "--exclude-standard", "--", *SUITE_PATHS),
+    ]
+    if any(p is None for p in parts):
+        return None
+    return hashlib.sha256("\0".join(str(p) for p in parts).encode()).hexdigest()
+
+
+def _git(root: Path, *args: str) -> str | None:
+    try:
+        return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -494,6 +506,7 @@ def run_compat(
         return 2
     registry = load_registry()
     revision = suite_revision(root)
+    fingerprint = suite_fingerprint(root)
     summary: list[str] = []
     ok = True
     runs: list[dict[str, Any]] = []
@@ -509,6 +522,9 @@ def run_compat(
         done = run_suite_process(
             impl.target, report_root / impl.name, peer="reference", known_failures=known, req=req, root=root
         )
+        if suite_fingerprint(root) != fingerprint:
+            ok = False
+            summary.append(f"{impl.name}: the suite's files changed while it ran; run make compat again")
         if done.doc is None:
             ok = False
             summary.append(f"{impl.name}: no report ({done.last_line or f'exit {done.exit_code}'})")
@@ -522,6 +538,9 @@ def run_compat(
         paths, paths_ok = _run_pairs(runs, impls, report_root, revision, root, console)
         _write_json(out_dir / PATHS_FILE, paths)
         ok = ok and paths_ok
+        if suite_fingerprint(root) != fingerprint:
+            ok = False
+            summary.append("snapshot paths: the suite's files changed while they ran; run make compat again")
         for row in paths["paths"]:
             if row["status"] != "not claimed":
                 summary.append(f"snapshot {row['writer']} -> {row['reader']}: {row['status']}")

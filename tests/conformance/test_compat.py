@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -294,6 +295,31 @@ def test_the_committed_results_make_the_committed_pages():
 
 # ---------------------------------------------------------------------------------------------
 # Running
+
+
+def test_the_revision_and_fingerprint_follow_the_suite_files(tmp_path):
+    def git(*args):
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@e", *args], cwd=tmp_path, check=True)
+
+    (tmp_path / "conformance").mkdir()
+    (tmp_path / "conformance" / "check.py").write_text("A = 1\n")
+    (tmp_path / "notes.md").write_text("x\n")
+    git("init", "-q")
+    git("add", ".")
+    git("commit", "-q", "-m", "one")
+    first = compat.suite_revision(tmp_path)
+    assert first["dirty"] is False
+    assert len(first["commit"]) == 40
+    clean = compat.suite_fingerprint(tmp_path)
+    (tmp_path / "notes.md").write_text("y\n")  # not a suite file: nothing changes
+    assert compat.suite_revision(tmp_path) == first
+    assert compat.suite_fingerprint(tmp_path) == clean
+    (tmp_path / "conformance" / "check.py").write_text("A = 2\n")
+    assert compat.suite_revision(tmp_path)["dirty"] is True
+    edited = compat.suite_fingerprint(tmp_path)
+    assert edited != clean
+    (tmp_path / "conformance" / "new.py").write_text("")
+    assert compat.suite_fingerprint(tmp_path) != edited
 
 
 def test_a_missing_adapter_stops_before_anything_runs(tmp_path):
