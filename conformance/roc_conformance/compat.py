@@ -522,14 +522,16 @@ def run_compat(
         done = run_suite_process(
             impl.target, report_root / impl.name, peer="reference", known_failures=known, req=req, root=root
         )
-        if suite_fingerprint(root) != fingerprint:
-            ok = False
+        changed = suite_fingerprint(root) != fingerprint
+        if changed:
             summary.append(f"{impl.name}: the suite's files changed while it ran; run make compat again")
         if done.doc is None:
             ok = False
             summary.append(f"{impl.name}: no report ({done.last_line or f'exit {done.exit_code}'})")
             continue
         small = compact(done.doc, impl, revision, exit_code=done.exit_code, selected=req)
+        if changed:  # recorded, so that committed results say they are not of one revision
+            small["outcome"].update(ok=False, suiteChangedDuringRun=True)
         _write_json(out_dir / f"{impl.name}.json", small)
         runs.append(small)
         summary.append(f"{impl.name}: {_one_line(small, done.seconds)}")
