@@ -244,6 +244,8 @@ def deviations_page(run: dict[str, Any], links: Links) -> str:
             )
             if outcome.get(key)
         ]
+        if outcome.get("suiteChangedDuringRun"):
+            problems.append("the suite's files changed during the run, so it is not of one revision")
         lines += ['!!! warning "Not as known"', f"    {'; '.join(problems) or outcome.get('fatal', '')}", ""]
     if run.get("selected"):
         lines += [f"Only these requirements were run: {', '.join(run['selected'])}.", ""]
