@@ -221,3 +221,36 @@ def test_a_restore_refused_for_what_a_rejected_input_left_behind_is_a_consequenc
     refused = [(v, after) for v, after in driver.consequences if "RestoreAgent failed" in v.message]
     assert refused
     assert all(after == ("ROC-ERR-006",) for _, after in refused)
+
+
+def test_interrupts_a_sequential_run_never_reached_are_a_consequence_of_the_unit_that_stopped_it():
+    """t1's "" cancel is ignored, so t1 runs and interrupts, and the sequential executor rightly stops there:
+    t2's interrupt is missing only because of that. One failure, of ROC-CANCEL-004."""
+    vector = {
+        "id": "empty-cancel-before-another-interrupt",
+        "requirements": ["ROC-CANCEL-004"],
+        "agent": {
+            "agentId": "a1",
+            "executor": "sequential",
+            "model": {
+                "turns": [
+                    {
+                        "content": [
+                            {"toolUse": {"toolUseId": "t1", "name": "a", "input": {}}},
+                            {"toolUse": {"toolUseId": "t2", "name": "b", "input": {}}},
+                        ]
+                    },
+                    {"content": [{"text": "end"}]},
+                ]
+            },
+            "tools": [
+                {"name": "a", "steps": [{"interrupt": {"name": "qa"}}, {"return": {}}]},
+                {"name": "b", "steps": [{"interrupt": {"name": "qb"}}, {"return": {}}]},
+            ],
+            "hooks": [{"event": "BeforeToolCall", "toolName": "a", "steps": [{"cancel": {"message": ""}}]}],
+        },
+        "steps": [{"invoke": {"prompt": "p"}}],
+    }
+    found, driver = run_vector(vector, IgnoresEmptyCancel(PROFILES))
+    assert _requirements(found) == {"ROC-CANCEL-004"}, [v.message for v in found]
+    assert any("missing from the result" in v.message for v, _ in driver.consequences)

@@ -328,11 +328,43 @@ def _unexpected_error_ids(outcome: Outcome, code: str) -> list[str]:
     return table.get(code) or [reqs.ERROR_VALUES]
 
 
-def check_interrupts(outcome: Outcome, got: list[Any], binder: IdBinder, out: list[Violation]) -> None:
+def _batch_order(outcome: Outcome) -> dict[str, int]:
+    """Each tool use of the stopping cycle's batch -> its position in the assistant message."""
+    cycles = [e.get("toolUseIds") for e in outcome.trace if e.get("kind") == "before_tools"]
+    last = cycles[-1] if cycles and isinstance(cycles[-1], list) else []
+    return {str(t): n for n, t in enumerate(last)}
+
+
+def _stopped_earlier(outcome: Outcome, got: list[Any], missing: list[Key], executor: str) -> set[Key]:
+    """The unexpected interrupts that explain every missing one: under the sequential executor a unit that
+    must not have run (a specific rule keeps it from running) raised before every unit whose interrupt is
+    missing, and the executor rightly stopped there (ROC-EXEC-002)."""
+    if executor != "sequential" or not missing:
+        return set()
+    pos = _batch_order(outcome)
+    if any(k[1] is None or str(k[1]) not in pos for k in missing):
+        return set()
+    expected = {i.key for i in outcome.interrupts}
+    out: set[Key] = set()
+    for item in got:
+        key = key_of(item) if isinstance(item, dict) else None
+        if key is None or key in expected or key in outcome.answered or key in outcome.withdrawn:
+            continue
+        if key[1] is None or str(key[1]) not in pos or not _must_not_run(outcome, key):
+            continue
+        if all(pos[str(k[1])] > pos[str(key[1])] for k in missing):
+            out.add(key)
+    return out
+
+
+def check_interrupts(
+    outcome: Outcome, got: list[Any], binder: IdBinder, out: list[Violation], executor: str = "concurrent"
+) -> None:
     expected = {i.key: i for i in outcome.interrupts}
     answered = set(outcome.answered)
     reported = {key_of(item) for item in got if isinstance(item, dict)}
     missing_expected = any(k not in reported for k in expected)
+    earlier = _stopped_earlier(outcome, got, [k for k in expected if k not in reported], executor)
     seen: list[Key] = []
     ids: Counter[str] = Counter()
     for item in got:
@@ -353,11 +385,16 @@ def check_interrupts(outcome: Outcome, got: list[Any], binder: IdBinder, out: li
             specific = False
             if key in outcome.withdrawn:
                 ids_ = [reqs.WITHDRAWN]  # its unit did not raise it again: withdrawn, never reported
-            elif key not in answered and not missing_expected and _must_not_run(outcome, key):
+            elif (
+                key not in answered
+                and (not missing_expected or key in earlier)
+                and _must_not_run(outcome, key)
+            ):
                 # Every expected interrupt is there, plus one from a unit that must not have run at all (its
                 # tool use was cancelled, preserved, held by a batch interrupt, ...): the rule that stops the
                 # unit is the one broken. (With an expected interrupt missing, the extra one may just follow
-                # from that, so it stays a finding of the stop rule.)
+                # from that, so it stays a finding of the stop rule; unless the missing ones follow from it,
+                # see _stopped_earlier.)
                 ids_ = _extra_ids(outcome, key[1], "tool_start" if key[0] == "tool" else "hook")
                 specific = True
             if key[0] not in ("tool", "before_tool_call", "before_tools"):
@@ -406,6 +443,10 @@ def check_interrupts(outcome: Outcome, got: list[Any], binder: IdBinder, out: li
             # Named by a rejected resume and now not asked again: that input's answer was kept.
             missing = Violation([reqs.RESUME_UNCHANGED], f"interrupt {key} missing from the result")
             out.append(_as("outcome", missing))
+        elif key not in seen and earlier:
+            # Its unit comes after the one that must not have run and stopped the sequential executor.
+            after = f"interrupt {key} missing from the result: the executor stopped at {sorted(earlier)}"
+            out.append(_as("implied", Violation([reqs.STOP_ALL_INTERRUPTS], after)))
         elif key not in seen:
             ids_ = [reqs.STOP_ALL_INTERRUPTS]
             if key[0] != "tool" and any(k[1] == key[1] and k[0] == key[0] and k != key for k in seen):
@@ -467,7 +508,7 @@ def check_result(
     stop = result.get("stopReason")
     got = result.get("interrupts") or []
     found: list[Violation] = []
-    check_interrupts(outcome, list(got), binder, found)
+    check_interrupts(outcome, list(got), binder, found, executor)
     if stop != outcome.stop_reason:
         ids = [reqs.STOP_REASON] if outcome.stop_reason == "interrupt" else [reqs.REPLAY_ANSWER, reqs.LOOP]
         wrong_stop = f"stopReason {stop!r}, expected {outcome.stop_reason!r}"
