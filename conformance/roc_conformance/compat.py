@@ -63,6 +63,7 @@ class Implementation:
     title: str
     target: str  # --target, run from the repository root
     known_failures: str | None = None  # repository-relative
+    known_flaky: str | None = None  # repository-relative: failures found in some runs only
     installed: tuple[str, ...] = ()  # repository-relative globs that exist once it is installed
     install: str = ""  # the command that installs it
 
@@ -71,10 +72,17 @@ class Implementation:
         return [pattern for pattern in self.installed if not any(root.glob(pattern))]
 
     def known_failures_path(self, root: Path = ROOT) -> Path | None:
-        if self.known_failures is None:
-            return None
-        path = root / self.known_failures
-        return path if path.is_file() else None
+        return _existing(root, self.known_failures)
+
+    def known_flaky_path(self, root: Path = ROOT) -> Path | None:
+        return _existing(root, self.known_flaky)
+
+
+def _existing(root: Path, relative: str | None) -> Path | None:
+    if relative is None:
+        return None
+    path = root / relative
+    return path if path.is_file() else None
 
 
 _SPY = "conformance/adapters/strands-python"
@@ -86,6 +94,7 @@ IMPLEMENTATIONS: tuple[Implementation, ...] = (
         "Strands Agents (Python)",
         f"cmd:{_SPY}/.venv/bin/python {_SPY}/strands_adapter.py --port 0",
         known_failures=f"{_SPY}/known-failures.txt",
+        known_flaky=f"{_SPY}/known-flaky.txt",
         installed=(f"{_SPY}/.venv/bin/python", f"{_SPY}/.venv/lib/python*/site-packages/strands/__init__.py"),
         install="make strands-python",
     ),
@@ -94,6 +103,7 @@ IMPLEMENTATIONS: tuple[Implementation, ...] = (
         "Strands Agents (TypeScript)",
         f"cmd:{_STS}/node_modules/.bin/tsx {_STS}/src/main.ts --port 0",
         known_failures=f"{_STS}/known-failures.txt",
+        known_flaky=f"{_STS}/known-flaky.txt",
         installed=(f"{_STS}/node_modules/@strands-agents/sdk/package.json", f"{_STS}/node_modules/.bin/tsx"),
         install="make strands-typescript",
     ),
@@ -159,15 +169,23 @@ def triage(reason: str) -> tuple[str, str]:
 
 
 def _known_entries(doc: dict[str, Any]) -> list[dict[str, Any]]:
-    """The run's known-failures entries with their triage category, as the report's expectations hold them."""
-    listed = ((doc.get("expectations") or {}).get("knownFailures") or {}).get("entries") or []
+    """The run's known-failures and known-flaky entries with their triage category, as the report's
+    expectations hold them (``list``: ``failures`` or ``flaky``)."""
+    expectations = doc.get("expectations") or {}
     entries = []
-    for item in listed:
-        category, sentence = triage(str(item.get("reason", "")))
-        entry = {"entry": item["entry"], "category": category, "reason": sentence, "state": item.get("state")}
-        if item.get("link"):
-            entry["link"] = item["link"]
-        entries.append(entry)
+    for key, name in (("knownFailures", "failures"), ("knownFlaky", "flaky")):
+        for item in (expectations.get(key) or {}).get("entries") or []:
+            category, sentence = triage(str(item.get("reason", "")))
+            entry = {
+                "entry": item["entry"],
+                "list": name,
+                "category": category,
+                "reason": sentence,
+                "state": item.get("state"),
+            }
+            if item.get("link"):
+                entry["link"] = item["link"]
+            entries.append(entry)
     return entries
 
 
@@ -186,7 +204,7 @@ def _known_for(req: dict[str, Any], entries: Sequence[dict[str, Any]]) -> dict[s
         found = next((by_key[c] for c in checks if c in by_key), None)
     if found is None:
         return None
-    return {k: found[k] for k in ("entry", "category", "reason", "link", "state") if k in found}
+    return {k: found[k] for k in ("entry", "list", "category", "reason", "link", "state") if k in found}
 
 
 def _compact_requirement(req: dict[str, Any], entries: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -223,9 +241,11 @@ def outcome(doc: dict[str, Any], entries: Sequence[dict[str, Any]], exit_code: i
     new = [str(n["requirement"]) for n in expectations.get("newFailures", [])]
     if not expectations:  # no known-failures file: every failure is new
         new = [r["id"] for r in doc["requirements"] if r["status"] == "FAIL"]
-    stale = [e["entry"] for e in entries if e["state"] == "stale"]
+    stale = [e["entry"] for e in entries if e["state"] == "stale" and e["list"] == "failures"]
     unknown = [e["entry"] for e in entries if e["state"] == "unknown"]
-    errors = [r["id"] for r in doc["requirements"] if r["status"] == "ERROR"]
+    # A flaky item may show as a harness fault (a timeout): its listed ERROR is reported, not blocking.
+    flaky = {e["entry"] for e in entries if e["list"] == "flaky" and e["state"] == "holds"}
+    errors = [r["id"] for r in doc["requirements"] if r["status"] == "ERROR" and r["id"] not in flaky]
     fatal = doc.get("fatal")
     ok = not (new or stale or unknown or errors or fatal) and exit_code in (0, None)
     out: dict[str, Any] = {
@@ -276,7 +296,10 @@ def compact(
         "claimed": sorted((doc.get("declaration") or {}).get("profiles") or []),
         "settings": doc.get("settings"),
         "selected": list(selected) if selected else None,
-        "knownFailuresFile": impl.known_failures if entries or doc.get("expectations") else None,
+        "knownFailuresFile": impl.known_failures
+        if "knownFailures" in (doc.get("expectations") or {})
+        else None,
+        "knownFlakyFile": impl.known_flaky if "knownFlaky" in (doc.get("expectations") or {}) else None,
         "verdict": doc.get("verdict"),
         "outcome": outcome(doc, entries, exit_code),
         "knownFailures": entries,
@@ -453,6 +476,7 @@ def run_suite_process(
     *,
     peer: str | None,
     known_failures: Path | None = None,
+    known_flaky: Path | None = None,
     req: Sequence[str] = (),
     root: Path = ROOT,
 ) -> RunOutput:
@@ -466,6 +490,8 @@ def run_suite_process(
         argv += ["--peer", peer]
     if known_failures is not None:
         argv += ["--known-failures", str(known_failures)]
+    if known_flaky is not None:
+        argv += ["--known-flaky", str(known_flaky)]
     for rid in req:
         argv += ["--req", rid]
     started = time.monotonic()
@@ -511,16 +537,23 @@ def run_compat(
     ok = True
     runs: list[dict[str, Any]] = []
     for impl in impls:
-        known = impl.known_failures_path(root)
+        known, flaky = impl.known_failures_path(root), impl.known_flaky_path(root)
+        lists = [str(p.relative_to(root)) for p in (known, flaky) if p is not None]
         console.write(
             f"compat: {impl.name}: running the certify suite"
-            + (f" with {impl.known_failures}" if known else "")
+            + (f" with {', '.join(lists)}" if lists else "")
             + "\n"
         )
         console.flush()
         (out_dir / f"{impl.name}.json").unlink(missing_ok=True)  # never left to stand for this run
         done = run_suite_process(
-            impl.target, report_root / impl.name, peer="reference", known_failures=known, req=req, root=root
+            impl.target,
+            report_root / impl.name,
+            peer="reference",
+            known_failures=known,
+            known_flaky=flaky,
+            req=req,
+            root=root,
         )
         changed = suite_fingerprint(root) != fingerprint
         if changed:

@@ -157,8 +157,11 @@ def _status_cell(run: dict[str, Any], rid: str, status: str, links: Links) -> st
         return mark
     req = run["requirements"][rid]
     label = mark
+    known = req.get("known") or {}
     if status == "FAIL":
-        label += " " + ((req.get("known") or {}).get("category") or UNTRIAGED)
+        label += " " + (known.get("category") or UNTRIAGED)
+    if known.get("list") == "flaky":
+        label += ", flaky"
     return f"[{label}]({links.deviations}{run['implementation']}.md#{anchor(rid)})"
 
 
@@ -294,7 +297,8 @@ def _entry(rid: str, req: dict[str, Any], links: Links) -> list[str]:
     lines = [f"### {rid}", "", head, ""]
     if known:
         link = f" ([issue]({known['link']}))" if known.get("link") else ""
-        lines += [f"{_cell(known['reason'])}{link}", ""]
+        flaky = "Known flaky (found in some runs only): " if known.get("list") == "flaky" else ""
+        lines += [f"{flaky}{_cell(known['reason'])}{link}", ""]
     else:
         lines += ["Not in the known-failures file.", ""]
     if req.get("reason"):

@@ -120,6 +120,7 @@ def test_compact_of_a_run_that_fails_as_known(small_registry, tmp_path):
     assert failed["status"] == "FAIL"
     assert failed["known"] == {
         "entry": BROKEN,
+        "list": "failures",
         "category": "sdk",
         "reason": "null is taken as an answer",
         "link": "https://example.org/i/1",
@@ -242,6 +243,21 @@ def test_pages_link_requirements_and_failures(small_registry, tmp_path):
     assert OTHER_PROFILE in page
     repo = matrix_page(matrix, [ref, sdk], Links.repository(), titles={})
     assert f"[❌ sdk](sdk.md#{anchor})" in repo
+
+
+def test_a_known_flaky_failure(small_registry, tmp_path):
+    flaky = tmp_path / "known-flaky.txt"
+    flaky.write_text(f"{BROKEN}  # sdk: found in some runs only\n")
+    code, doc = broken_run(
+        tmp_path, "flaky", "--known-failures", known_file(tmp_path, "# none\n"), "--known-flaky", str(flaky)
+    )
+    sdk = compat.compact(doc, SDK, REVISION, exit_code=code)
+    assert sdk["outcome"]["ok"] is True
+    assert sdk["requirements"][BROKEN]["known"]["list"] == "flaky"
+    assert sdk["requirements"][BROKEN]["known"]["category"] == "sdk"
+    assert "Known flaky (found in some runs only): found in some runs only" in deviations_page(
+        sdk, Links.site()
+    )
 
 
 def test_an_untriaged_failure_is_shown_as_such(small_registry, tmp_path):
