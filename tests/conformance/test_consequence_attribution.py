@@ -254,3 +254,32 @@ def test_interrupts_a_sequential_run_never_reached_are_a_consequence_of_the_unit
     found, driver = run_vector(vector, IgnoresEmptyCancel(PROFILES))
     assert _requirements(found) == {"ROC-CANCEL-004"}, [v.message for v in found]
     assert any("missing from the result" in v.message for v, _ in driver.consequences)
+
+
+class PadsAfterToolsOfAPausedBatch(FakeImplementation):
+    """AfterTools of a paused concurrent batch also carries the tool uses that have no result yet (as
+    @strands-agents/sdk 1.19 does with placeholder results): a wrong event payload, the same units ran."""
+
+    def invoke(self, agent: str, inp: dict[str, Any]) -> dict[str, Any]:
+        out = super().invoke(agent, inp)
+        if (out.get("result") or {}).get("stopReason") == "interrupt":
+            uses = [
+                b["toolUse"]["toolUseId"]
+                for turn in self._agents[agent].spec.turns
+                for b in turn
+                if isinstance(b, dict) and "toolUse" in b
+            ]
+            for event in out["trace"]:
+                if event.get("kind") == "after_tools":
+                    event["toolUseIds"] = uses
+        return out
+
+
+def test_a_wrong_after_tools_payload_leaves_the_rest_of_the_scenario_judged():
+    """ROC-HOOK-011 fails at step 0; the answers of the later steps are still judged in sync (ROC-ANSWER-001
+    and the concurrent rules are evidence, not blocked behind it)."""
+    vector = VECTORS["partial-answers"]
+    impl = PadsAfterToolsOfAPausedBatch(frozenset({"core", "hooks", "concurrent-executor"}))
+    found, driver = run_vector(vector, impl)
+    assert _requirements(found) == {"ROC-HOOK-011"}, [v.message for v in found]
+    assert "ROC-ANSWER-001" in driver.exercised_in_sync

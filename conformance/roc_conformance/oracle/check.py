@@ -26,6 +26,11 @@ TOOL_EVENTS = ("before_tool_call", "tool_start", "tool_end", "after_tool_call")
 # API. Hook events are judged only for implementations that claim `hooks`.
 CORE_TRACE_KINDS = frozenset({"invocation_start", "invocation_end", "model_call", "tool_start", "tool_end"})
 CYCLE_EVENTS = ("model_call", "before_tools", "after_tools")
+# Findings on what an event carries, not on which units ran: the oracle can still follow the run after them
+# (a wrong AfterTools payload must not keep the rest of the scenario from being judged).
+EVENT_PAYLOAD = frozenset(
+    {reqs.MESSAGE_ADDED, reqs.AFTER_TOOLS_CONTENT, reqs.AFTER_TOOLS_ORDER, reqs.BT_FULL_MESSAGE}
+)
 
 
 class Violation(ConformanceViolation):
@@ -533,8 +538,7 @@ def check_result(
             core_trace = [e for e in outcome.trace if e.get("kind") in CORE_TRACE_KINDS]
             outcome, appended = replace(outcome, trace=core_trace), None
         for v in check_trace(outcome, trace, executor, appended):
-            event_report = set(v.requirements) == {reqs.MESSAGE_ADDED}  # not about which units ran
-            out.append(v if event_report else _as("trace", v))
+            out.append(v if set(v.requirements) <= EVENT_PAYLOAD else _as("trace", v))
     return out
 
 
