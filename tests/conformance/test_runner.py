@@ -291,6 +291,49 @@ def test_portability_is_not_judged_by_a_peer_that_drops_foreign_ids():
     assert "does not continue foreign snapshots" in result.checks[0].message
 
 
+def _snapshot_document(servicer: HarnessServicer) -> Any:
+    from roc_conformance.checks.snapshots import check_snapshot_document
+
+    check = Check(
+        "explicit:snapshot-document", ("ROC-SNAP-005",), check_snapshot_document, ("core", "sessions")
+    )
+    registry = parse_registry(
+        {"requirements": [{"id": "ROC-SNAP-005", "level": "MUST", "profile": "sessions"}]}
+    )
+    with serving(servicer) as (address, _):
+        return run(address, [check], registry)
+
+
+def test_the_paused_assistant_message_is_judged_against_what_the_model_said():
+    writer = HarnessServicer()
+    take = writer.reference.snapshot
+
+    def without_text(agent: Any, *, stored: bool = False) -> dict[str, Any]:
+        doc: dict[str, Any] = take(agent, stored=stored)
+        pending = doc["interruptState"].get("pendingToolExecution")
+        if pending:
+            pending["assistantMessage"]["content"] = pending["assistantMessage"]["content"][1:]
+        return doc
+
+    writer.reference.snapshot = without_text  # type: ignore[method-assign]
+    assert _snapshot_document(writer).checks[0].status is Status.FAIL
+
+
+def test_a_wrong_result_message_does_not_fail_the_snapshot_too():
+    # The result's message is ROC-STOP-005's to judge; the snapshot holds the paused message correctly.
+    servicer = HarnessServicer()
+    invoke = servicer.reference.invoke
+
+    def last_history_message(agent: Any, inp: Any) -> Any:
+        out: dict[str, Any] = invoke(agent, inp)
+        if out.get("stopReason") == "interrupt":
+            out["message"] = {"role": "user", "content": [{"text": "go"}]}
+        return out
+
+    servicer.reference.invoke = last_history_message  # type: ignore[method-assign]
+    assert _snapshot_document(servicer).checks[0].status is Status.PASS
+
+
 def test_every_reply_is_validated_against_the_schemas():
     from roc_conformance.checks.wire_schema import SchemaObserver
 

@@ -160,7 +160,10 @@ def check_snapshot_document(ctx: CheckContext) -> None:
         elif digest != want_digest:
             add(SNAP_CANONICAL, []).append(f"inputDigest {digest} is not the canonical digest {want_digest}")
     pending = state.get("pendingToolExecution") or {}
-    if canonical_bytes(pending.get("assistantMessage")) != canonical_bytes(result["message"]):
+    # The paused assistant message is what the scripted model said, not the result's message: a wrong
+    # result message is ROC-STOP-005's finding and must not fail the snapshot too.
+    paused = {"role": "assistant", "content": spec["model"]["turns"][0]["content"]}
+    if canonical_bytes(pending.get("assistantMessage")) != canonical_bytes(paused):
         add(SNAP_PENDING, []).append(
             "pendingToolExecution.assistantMessage is not the interrupted assistant message"
         )
