@@ -466,8 +466,9 @@ def check_interrupts(
         if n > 1:
             out.append(Violation([reqs.ID_DISTINCT_RESULT], f"id {iid!r} used by {n} interrupts"))
     order = [k for k in seen if k in expected]
-    if order != [i.key for i in outcome.interrupts if i.key in order]:
-        out.append(Violation([reqs.INTERRUPT_ORDER], f"interrupts in order {order}"))
+    want = [i.key for i in outcome.interrupts if i.key in order]
+    if order != want:
+        out.append(Violation([reqs.INTERRUPT_ORDER], f"interrupts in order {order}, expected {want}"))
 
 
 def check_result(
