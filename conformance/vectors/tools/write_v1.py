@@ -1474,42 +1474,60 @@ GATES_ASKED = [
     {"name": "a", "source": src("before_tool_call", "t1", "x")},
     {"name": "b", "source": src("before_tool_call", "t1", "x")},
 ]
-vector(
+
+
+# One fault per vector: an SDK that accepts one of the faulty resumes (e.g. a null response) must still be
+# judged on whether the other rejection kept nothing.
+def _rejected_resume_keeps_nothing(
+    vid: str, title: str, reqs: list[str], bad: dict[str, Any], code: str
+) -> None:
+    vector(
+        vid,
+        title,
+        [R.RESUME_UNCHANGED, R.RESUME_NOTHING_RUNS, *reqs, R.PARTIAL_SAME],
+        ["core", "hooks"],
+        agent("sequential", T8, [tool("x", ret("ran"))], TWO_GATES),
+        [
+            step({"prompt": "p"}, stopReason="interrupt", interrupts=GATES_ASKED, toolStarts={}),
+            step(bad, error=code, **REJECTED),
+            # Only b is answered now; a must be asked again, with its id, as if the rejected input never came.
+            step(
+                answer((ref("b"), "y")),
+                stopReason="interrupt",
+                interrupts=GATES_ASKED[:1],
+                toolStarts={},
+                modelCalls=[],
+                messagesAdded=[],
+            ),
+            step(
+                answer((ref("a"), "y")),
+                stopReason="end_turn",
+                toolStarts={"t1": 1},
+                messages=[user("p"), asst(tu("t1", "x")), results(ok("t1", [], "ran")), asst(text("end"))],
+            ),
+        ],
+        "spec ROC-RESUME-010",
+    )
+
+
+_rejected_resume_keeps_nothing(
     "rejected-resume-keeps-nothing",
-    "A resume rejected for its second entry leaves the first entry's interrupt unanswered",
-    [R.RESUME_UNCHANGED, R.RESUME_NOTHING_RUNS, R.RESUME_UNKNOWN, R.RESUME_NULL, R.PARTIAL_SAME],
-    ["core", "hooks"],
-    agent("sequential", T8, [tool("x", ret("ran"))], TWO_GATES),
-    [
-        step({"prompt": "p"}, stopReason="interrupt", interrupts=GATES_ASKED, toolStarts={}),
-        step(
-            {
-                "interruptResponses": [
-                    {"interrupt": ref("a"), "response": "y"},
-                    {"interruptId": "no-such-interrupt", "response": "y"},
-                ]
-            },
-            error="UNKNOWN_INTERRUPT",
-            **REJECTED,
-        ),
-        step(answer((ref("a"), "y"), (ref("b"), None)), error="INVALID_RESPONSE", **REJECTED),
-        # Only b is answered now; a must be asked again, with its id, as if the rejected inputs never came.
-        step(
-            answer((ref("b"), "y")),
-            stopReason="interrupt",
-            interrupts=GATES_ASKED[:1],
-            toolStarts={},
-            modelCalls=[],
-            messagesAdded=[],
-        ),
-        step(
-            answer((ref("a"), "y")),
-            stopReason="end_turn",
-            toolStarts={"t1": 1},
-            messages=[user("p"), asst(tu("t1", "x")), results(ok("t1", [], "ran")), asst(text("end"))],
-        ),
-    ],
-    "spec ROC-RESUME-010",
+    "A resume rejected for an unknown id in its second entry leaves the first entry's interrupt unanswered",
+    [R.RESUME_UNKNOWN],
+    {
+        "interruptResponses": [
+            {"interrupt": ref("a"), "response": "y"},
+            {"interruptId": "no-such-interrupt", "response": "y"},
+        ]
+    },
+    "UNKNOWN_INTERRUPT",
+)
+_rejected_resume_keeps_nothing(
+    "rejected-null-resume-keeps-nothing",
+    "A resume rejected for a null response in its second entry leaves the first entry's interrupt unanswered",
+    [R.RESUME_NULL],
+    answer((ref("a"), "y"), (ref("b"), None)),
+    "INVALID_RESPONSE",
 )
 
 
