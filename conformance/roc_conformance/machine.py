@@ -65,6 +65,7 @@ class RocMachine(RuleBasedStateMachine):
     # Requirements already reported failing: a finding naming only these does not stop the run; the
     # driver re-synchronises (or ends this scenario) and the examples go on judging everything else.
     tolerate: ClassVar[frozenset[str]] = frozenset()
+    inspect: ClassVar[bool] = False
     ledger: ClassVar[MachineLedger | None] = None
 
     def __init__(self) -> None:
@@ -119,7 +120,7 @@ class RocMachine(RuleBasedStateMachine):
     @initialize(spec=st.data())
     def create(self, spec: st.DataObject) -> None:
         doc = spec.draw(scenarios(self.profiles), label="scenario")
-        self.driver = Driver(self.impl, doc, hook_events="hooks" in self.profiles)
+        self.driver = Driver(self.impl, doc, hook_events="hooks" in self.profiles, inspect=self.inspect)
 
     @precondition(_idle)
     @rule(
@@ -289,16 +290,19 @@ def make_machine(
     direct_calls: bool = True,
     tolerate: frozenset[str] = frozenset(),
     ledger: MachineLedger | None = None,
+    inspect: bool = False,
 ) -> type[RocMachine]:
     """A machine class bound to one implementation factory and its declared profiles; ``tolerate`` names
     requirements already reported failing (their findings no longer stop a run), ``ledger`` collects what
-    the examples exercised."""
+    the examples exercised; with ``inspect`` (the adapter's capability) a refused resume is checked at once
+    for answers it stored."""
     attrs: dict[str, Any] = {
         "factory": staticmethod(factory),
         "profiles": frozenset(profiles),
         "direct_calls": direct_calls,
         "tolerate": frozenset(tolerate),
         "ledger": ledger,
+        "inspect": inspect,
     }
     cls: type[RocMachine] = type(name, (RocMachine,), attrs)
     if settings is not None:

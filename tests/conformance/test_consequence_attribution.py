@@ -283,3 +283,35 @@ def test_a_wrong_after_tools_payload_leaves_the_rest_of_the_scenario_judged():
     found, driver = run_vector(vector, impl)
     assert _requirements(found) == {"ROC-HOOK-011"}, [v.message for v in found]
     assert "ROC-ANSWER-001" in driver.exercised_in_sync
+
+
+def test_answers_a_refused_resume_stored_are_found_at_the_refusal_when_the_adapter_can_inspect():
+    """The fixture stores the answers before the unknown id (as both Strands SDKs do). Read with InspectAgent
+    right after the refusal, that is ROC-RESUME-010 at step 1; without inspection only a later step shows it,
+    and a random scenario may reach it first through something else (a restore the stored answers spoil)."""
+    import importlib.util
+    from pathlib import Path
+
+    from roc_conformance.client import HarnessClient
+    from roc_harness_support import serving
+
+    broken = Path(__file__).resolve().parents[2] / "conformance" / "fixtures" / "broken"
+    spec = importlib.util.spec_from_file_location("roc_broken_support_attr", broken / "_support.py")
+    assert spec is not None
+    assert spec.loader is not None
+    support = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(support)
+    vector = VECTORS["rejected-resume-keeps-nothing"]
+    steps: dict[bool, set[str]] = {}
+    with support.load("rejected_resume_keeps_answers").patch(), serving() as (address, _):
+        client = HarnessClient.connect(address)
+        try:
+            for inspect in (True, False):
+                found, _ = run_vector(vector, client, inspect=inspect)
+                assert "ROC-RESUME-010" in _requirements(found), [v.message for v in found]
+                steps[inspect] = {m for v in found for m in ("step 1", "step 2") if m in v.message}
+                if inspect:  # found where it happened, alone: the later steps follow from it
+                    assert _requirements(found) == {"ROC-RESUME-010"}, [v.message for v in found]
+        finally:
+            client.close()
+    assert steps == {True: {"step 1"}, False: {"step 2"}}

@@ -81,6 +81,7 @@ def _runner(name: str, executor_profile: str) -> Any:
                 direct_calls="direct-tool-call" in profiles,
                 tolerate=tolerate,
                 ledger=ledger,
+                inspect="inspect" in ctx.description.capabilities,
             ),
             machine.MachineLedger(),
             database_key=name,

@@ -36,7 +36,12 @@ def _runner(vector: dict[str, Any], on_transcript: Callable[[str], None] | None 
         from roc_conformance.oracle.driver import IN_SYNC
         from roc_conformance.oracle.vectors import run_vector
 
-        violations, driver = run_vector(vector, ctx.client, hook_events="hooks" in ctx.description.profiles)
+        violations, driver = run_vector(
+            vector,
+            ctx.client,
+            hook_events="hooks" in ctx.description.profiles,
+            inspect="inspect" in ctx.description.capabilities,
+        )
         # SHOULD-level findings fail their (unscored) requirement too; the profile verdict ignores them.
         found = [*violations, *getattr(driver, "warnings", [])]
         transcript = driver.transcript()

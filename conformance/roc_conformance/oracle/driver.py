@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from . import reqs
-from .check import IdBinder, Violation, check_history, check_result
+from .check import IdBinder, Violation, _as, check_history, check_result
 from .copying import deep_copy
 from .engine import MISSING, Input, Key, OracleAgent, Outcome, Ref, Response, Resume, UnknownRef
 from .scenario import JSON, AgentSpec, canonical, parse_spec, same_canonical
@@ -94,6 +94,10 @@ class Driver:
     seen_state: JSON = None  # ... and its state (None until a reply shows it)
     hook_events: bool = True  # the implementation claims `hooks`, so its trace shows hook events (spec 4.1)
     history_left: tuple[str, ...] = ()  # a rejected input changed the history: the requirements it broke
+    # The adapter can read the interrupt state (capability "inspect"): after a refused input the driver
+    # reads it, so answers a refused resume stored are found at that step, not by whatever step later
+    # trips over them (a failed restore, a missing interrupt).
+    inspect: bool = False
 
     def __post_init__(self) -> None:
         self.spec = parse_spec(self.spec_doc)
@@ -168,7 +172,12 @@ class Driver:
             )
         if self.batch_restored:
             found = [_as_session_finding(v) for v in found]
-        found = [v.with_context(context) if context else v for v in found]
+        stored = (
+            self._stored_by_refusal(before)
+            if self.inspect and self.sync == IN_SYNC and outcome.is_error and _rejected(observed)
+            else []
+        )
+        found = [v.with_context(context) if context else v for v in [*found, *stored]]
         musts = [v for v in found if v.level == "MUST"]
         self.exercised_any |= outcome.exercised
         if self.history_left and self.sync == IN_SYNC:
@@ -185,6 +194,8 @@ class Driver:
             return []
         self.warnings += [v for v in found if v.level != "MUST"]
         verdict = self._divergence(outcome, observed, musts) if musts else IN_SYNC
+        if stored:
+            verdict = TAINTED  # it holds answers the oracle does not: later findings follow from them
         if verdict == RESYNCED and outcome.kind != "error" and _rejected(observed):
             self.oracle = before  # the implementation refused: an error leaves the agent as it was
             outcome = self._as_refused(outcome)
@@ -230,6 +241,22 @@ class Driver:
         if any(v.facet == "trace" for v in musts):
             return TAINTED
         return RESYNCED
+
+    def _stored_by_refusal(self, before: OracleAgent) -> list[Violation]:
+        """Answers the implementation holds after refusing a resume that the oracle (as it was before that
+        input: a refusal changes nothing) does not hold."""
+        inspect = getattr(self.impl, "inspect", None)
+        if inspect is None:
+            return []
+        held = {self.id_for(k) for k, r in before.interrupts.items() if r.answered}
+        extra = sorted(i for i in _stored_answers(inspect(self.handle)) if i not in held)
+        if not extra:
+            return []
+        found = Violation(
+            [reqs.RESUME_UNCHANGED],
+            f"the refused resume stored answers for {extra} (read with InspectAgent right after it)",
+        )
+        return [_as("trace", found)]
 
     @staticmethod
     def _as_refused(outcome: Outcome) -> Outcome:
@@ -345,6 +372,14 @@ class Driver:
             resp = {k: v for k, v in ex.response.items() if k not in ("messages",)}
             lines.append(f"    ← {canonical(resp)}")
         return "\n".join(lines)
+
+
+def _stored_answers(inspection: dict[str, Any]) -> dict[str, JSON]:
+    return {
+        str(i.get("id")): i.get("response")
+        for i in inspection.get("interrupts") or []
+        if isinstance(i, dict) and i.get("answered")
+    }
 
 
 def _rejected(observed: dict[str, JSON]) -> bool:

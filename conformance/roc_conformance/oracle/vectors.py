@@ -224,14 +224,15 @@ def check_vector_against_oracle(vector: dict[str, JSON]) -> list[str]:
 
 
 def run_vector(
-    vector: dict[str, JSON], impl: Implementation, *, hook_events: bool = True
+    vector: dict[str, JSON], impl: Implementation, *, hook_events: bool = True, inspect: bool = False
 ) -> tuple[list[Violation], Driver]:
     """Run one vector against an implementation; every finding names the vector's requirements too.
 
     ``hook_events``: the implementation claims `hooks` (otherwise its trace is judged on core kinds only).
+    ``inspect``: its adapter can read the interrupt state (checked after each refused input).
     """
     requirement_ids: list[str] = list(vector.get("requirements", []))
-    driver = Driver(impl, vector["agent"], hook_events=hook_events)
+    driver = Driver(impl, vector["agent"], hook_events=hook_events, inspect=inspect)
     run = VectorRun()
     found: list[Violation] = []
     try:
