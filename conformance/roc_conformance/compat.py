@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from roc_conformance.checks.snapshots import READER_DROPS_FOREIGN_IDS
 from roc_conformance.readable import clip, readable_lines
 from roc_conformance.registry import Registry, load_registry
 
@@ -329,6 +330,14 @@ def path_result(
     reason = str((req or {}).get("reason") or doc.get("fatal") or "no result")
     if status == "SKIPPED" and "not declare" in reason:
         row["status"] = "not claimed"  # the writer's or the reader's declaration lacks portable-snapshot
+    elif status == "SKIPPED" and READER_DROPS_FOREIGN_IDS in reason:
+        # The writer is not judged, but the path is known not to work: the reader loses foreign ids.
+        row["status"] = "fails"
+        reason = (
+            f"{reader} does not keep the interrupt ids of a snapshot written elsewhere (its "
+            "ROC-SESSION-014/015), so answers to the writer's ids never reach the units; the writer is "
+            "not at fault"
+        )
     else:
         row["status"] = {"PASS": "works", "FAIL": "fails", "ERROR": "error"}.get(status, "not judged")
     if status != "PASS":

@@ -194,9 +194,11 @@ def _paths_table(paths: Sequence[dict[str, Any]]) -> list[str]:
         return ["No snapshot path was run (fewer than two implementations, or no pair run)."]
     lines = [
         "A snapshot one implementation writes, restored in another from the document and the agent "
-        "definition, must reach the outcome answering in place reaches (`ROC-SESSION-016`, check "
-        "`explicit:portable-to-peer`). *works*: the same outcome; *fails*: another outcome, or the reader "
-        "refused the document; *not judged*: the suite could not decide, for the reason given; "
+        "definition, must reach the outcome the reader reaches continuing its own snapshot "
+        "(`ROC-SESSION-016`, check `explicit:portable-to-peer`). *works*: the same outcome; *fails*: another "
+        "outcome, the reader refused the document, or the reader does not keep foreign interrupt ids (then "
+        "the reason says the writer is not at fault); *not judged*: the suite could not decide, for the "
+        "reason given; "
         "*not claimed*: one of the two does not claim `sessions` or `portable-snapshot`; "
         "*error*: a harness fault.",
         "",

@@ -283,6 +283,18 @@ def test_the_snapshot_path_of_a_pair(tmp_path):
     }
 
 
+def test_a_path_whose_reader_drops_foreign_ids_fails_without_blaming_the_writer():
+    from roc_conformance.checks.snapshots import READER_DROPS_FOREIGN_IDS
+
+    skipped = {"id": compat.PORTABLE_WRITE, "status": "SKIPPED", "reason": READER_DROPS_FOREIGN_IDS}
+    doc = {"requirements": [skipped]}
+    claims = {"a": ["sessions", "portable-snapshot"], "b": ["sessions", "portable-snapshot"]}
+    row = compat.path_result("a", "b", doc, claims)
+    assert row["status"] == "fails"
+    assert "b does not keep the interrupt ids" in row["reason"]
+    assert "the writer is not at fault" in row["reason"]
+
+
 COMMITTED = sorted(p for p in (ROOT / "compat").glob("*.json") if p.name not in ("matrix.json",))
 
 

@@ -735,11 +735,7 @@ def check_portable_to_peer(ctx: CheckContext) -> None:
         if own is None:
             continue
         if not _peer_keeps_foreign_ids(peer, executor):
-            raise CheckSkipped(
-                "the peer adapter does not continue foreign snapshots (a restored foreign interrupt id is "
-                "not kept: its own ROC-SESSION-014/015), so it cannot judge another's; give the reference "
-                "as peer"
-            )
+            raise CheckSkipped(READER_DROPS_FOREIGN_IDS)
         restored = peer.restore_agent(doc, spec, model_turn_offset=1)
         compared += 1
         if "agent" not in restored:
@@ -761,6 +757,12 @@ def check_portable_to_peer(ctx: CheckContext) -> None:
 def _answer_all(out: dict[str, Any], value: Any) -> dict[str, Any]:
     interrupts = (out.get("result") or {}).get("interrupts") or []
     return {"interruptResponses": [{"interruptId": i["id"], "response": value} for i in interrupts]}
+
+
+READER_DROPS_FOREIGN_IDS = (
+    "the peer adapter does not continue foreign snapshots (a restored foreign interrupt id is not kept: its "
+    "own ROC-SESSION-014/015), so it cannot judge another's; give the reference as peer"
+)
 
 
 def _peer_keeps_foreign_ids(peer: HarnessClient, executor: str) -> bool:
