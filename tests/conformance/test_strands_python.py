@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 from roc_conformance.canonical import input_digest
-from roc_conformance.checks.snapshot_support import CANONICAL_PROBE, strip_volatile, two_tool_scenario
+from roc_conformance.checks.snapshot_support import CANONICAL_PROBE, strip_volatile
 from roc_conformance.client import HarnessClient
 from roc_conformance.target import start_managed
-from roc_reference.harness.build import build_agent, restore_agent
+from strands_support import answer_all, paused, reference_continues, reference_own_continuation, snapshot_of
 
 ROOT = Path(__file__).resolve().parents[2]
 ADAPTER_DIR = ROOT / "conformance" / "adapters" / "strands-python"
@@ -62,33 +62,13 @@ def strands() -> Iterator[HarnessClient]:
         target.stop()
 
 
-def _answer(out: dict[str, Any], value: Any) -> dict[str, Any]:
-    ids = [i["id"] for i in out["result"]["interrupts"]]
-    return {"interruptResponses": [{"interruptId": i, "response": value} for i in ids]}
-
-
-def _paused(client: HarnessClient, agent_id: str = "snap") -> tuple[dict[str, Any], str, dict[str, Any]]:
-    spec = two_tool_scenario(agent_id=agent_id)
-    agent = client.create_agent(spec)
-    out = client.invoke(agent, {"prompt": "go"})
-    assert out["result"]["stopReason"] == "interrupt", out
-    return spec, agent, out
-
-
-def _snapshot(client: HarnessClient, agent: str) -> dict[str, Any]:
-    taken = client.take_snapshot(agent)
-    assert taken.get("snapshot") is not None, taken
-    doc: dict[str, Any] = taken["snapshot"]
-    return doc
-
-
 def _tool_starts(out: dict[str, Any]) -> list[str]:
     return [e["toolUseId"] for e in out["trace"] if e["kind"] == "tool_start"]
 
 
 def test_snapshot_translates_the_paused_agent(strands: HarnessClient) -> None:
-    _, agent, out = _paused(strands)
-    doc = _snapshot(strands, agent)
+    _, agent, out = paused(strands)
+    doc = snapshot_of(strands, agent)
     state = doc["interruptState"]
     paused_message = out["result"]["message"]
     assert (doc["schemaVersion"], doc["specVersion"], doc["revision"]) == ("2.0", "1.0", 0)
@@ -107,8 +87,8 @@ def test_snapshot_translates_the_paused_agent(strands: HarnessClient) -> None:
 
 
 def test_restored_agent_continues_like_the_original(strands: HarnessClient) -> None:
-    spec, agent, out = _paused(strands)
-    doc = _snapshot(strands, agent)
+    spec, agent, out = paused(strands)
+    doc = snapshot_of(strands, agent)
     restored = strands.restore_agent(doc, spec, model_turn_offset=1)
     assert restored.get("trace") == [], restored  # restoring runs nothing (ROC-SESSION-006)
     seen = strands.inspect(restored["agent"])
@@ -118,9 +98,9 @@ def test_restored_agent_continues_like_the_original(strands: HarnessClient) -> N
         (out["result"]["interrupts"][0]["id"], False)
     ]
     assert seen["pendingAssistantMessage"] == out["result"]["message"]
-    assert strip_volatile(_snapshot(strands, restored["agent"])) == strip_volatile(doc)
-    there = strands.invoke(restored["agent"], _answer(out, "yes"))
-    here = strands.invoke(agent, _answer(out, "yes"))
+    assert strip_volatile(snapshot_of(strands, restored["agent"])) == strip_volatile(doc)
+    there = strands.invoke(restored["agent"], answer_all(out, "yes"))
+    here = strands.invoke(agent, answer_all(out, "yes"))
     assert there["result"]["stopReason"] == "end_turn", there
     assert _tool_starts(there) == ["t1"]  # the preserved result of t2 is not run again
     for key in ("result", "messages", "state"):
@@ -128,8 +108,8 @@ def test_restored_agent_continues_like_the_original(strands: HarnessClient) -> N
 
 
 def test_restore_refuses_invalid_documents(strands: HarnessClient) -> None:
-    spec, agent, _ = _paused(strands)
-    doc = _snapshot(strands, agent)
+    spec, agent, _ = paused(strands)
+    doc = snapshot_of(strands, agent)
     tampered = copy.deepcopy(doc)
     tampered["interruptState"]["pendingToolExecution"]["assistantMessage"]["content"][-1]["toolUse"][
         "input"
@@ -148,38 +128,20 @@ def test_restore_refuses_invalid_documents(strands: HarnessClient) -> None:
 
 
 def test_foreign_ids_are_stored_as_written(strands: HarnessClient) -> None:
-    spec, agent, _ = _paused(strands)
-    doc = _snapshot(strands, agent)
+    spec, agent, _ = paused(strands)
+    doc = snapshot_of(strands, agent)
     doc["interruptState"]["interrupts"][0]["id"] = "elsewhere/7f3a:approve"
     restored = strands.restore_agent(doc, spec, model_turn_offset=1)
     seen = strands.inspect(restored["agent"])
     assert [(i["id"], i["source"]) for i in seen["interrupts"]] == [
         ("elsewhere/7f3a:approve", {"kind": "tool", "toolUseId": "t1", "toolName": "ask"})
     ]
-    assert strip_volatile(_snapshot(strands, restored["agent"])) == strip_volatile(doc)
-
-
-def _reference_continues(snapshot: dict[str, Any], spec: dict[str, Any], answers: dict[str, Any]) -> Any:
-    built = restore_agent(snapshot, spec, model_turn_offset=1)
-    result = built.agent.invoke([{"interruptResponse": r} for r in answers["interruptResponses"]])
-    return result.to_json(), built.agent.messages_json(), built.agent.state.to_dict()
+    assert strip_volatile(snapshot_of(strands, restored["agent"])) == strip_volatile(doc)
 
 
 def test_reference_continues_a_strands_snapshot_as_its_own(strands: HarnessClient) -> None:
     """Strands -> reference: the reference continues this document exactly as it continues its own."""
-    spec, agent, out = _paused(strands, agent_id="portable")
-    theirs = _reference_continues(_snapshot(strands, agent), spec, _answer(out, "yes"))
+    spec, agent, out = paused(strands, agent_id="portable")
+    theirs = reference_continues(snapshot_of(strands, agent), spec, answer_all(out, "yes"))
     assert theirs[0]["stopReason"] == "end_turn", theirs
-    own = _reference_own_snapshot(spec)
-    answers = {"interruptResponses": [{"interruptId": i["id"], "response": "yes"} for i in _pending(own)]}
-    assert theirs == _reference_continues(own, spec, answers)
-
-
-def _reference_own_snapshot(spec: dict[str, Any]) -> dict[str, Any]:
-    built = build_agent(spec)
-    built.agent.invoke("go")
-    return built.agent.take_snapshot()
-
-
-def _pending(doc: dict[str, Any]) -> list[dict[str, Any]]:
-    return [i for i in doc["interruptState"]["interrupts"] if "response" not in i]
+    assert theirs == reference_own_continuation(spec, "yes")

@@ -22,10 +22,10 @@ from typing import Any
 import pytest
 from node_kit import ready_node
 from roc_conformance.canonical import input_digest
-from roc_conformance.checks.snapshot_support import CANONICAL_PROBE, strip_volatile, two_tool_scenario
+from roc_conformance.checks.snapshot_support import CANONICAL_PROBE, strip_volatile
 from roc_conformance.client import HarnessClient
 from roc_conformance.target import start_managed
-from roc_reference.harness.build import build_agent, restore_agent
+from strands_support import answer_all, paused, reference_continues, reference_own_continuation, snapshot_of
 
 ROOT = Path(__file__).resolve().parents[2]
 ADAPTER_DIR = ROOT / "conformance" / "adapters" / "strands-typescript"
@@ -168,33 +168,13 @@ def test_interrupts_carry_the_raise_point_and_inspect_reads_the_sdk_state(strand
 # --- sessions: the snapshot translation -------------------------------------------------------------------
 
 
-def _paused(client: HarnessClient, agent_id: str = "snap") -> tuple[dict[str, Any], str, dict[str, Any]]:
-    spec = two_tool_scenario(agent_id=agent_id)
-    agent = client.create_agent(spec)
-    out = client.invoke(agent, {"prompt": "go"})
-    assert out["result"]["stopReason"] == "interrupt", out
-    return spec, agent, out
-
-
-def _snapshot(client: HarnessClient, agent: str) -> dict[str, Any]:
-    taken = client.take_snapshot(agent)
-    assert taken.get("snapshot") is not None, taken
-    doc: dict[str, Any] = taken["snapshot"]
-    return doc
-
-
-def _answer(out: dict[str, Any], value: Any) -> dict[str, Any]:
-    ids = [i["id"] for i in out["result"]["interrupts"]]
-    return {"interruptResponses": [{"interruptId": i, "response": value} for i in ids]}
-
-
 def _pending_message(spec: dict[str, Any]) -> dict[str, Any]:
     return {"role": "assistant", "content": spec["model"]["turns"][0]["content"]}
 
 
 def test_snapshot_translates_the_paused_agent(strands: HarnessClient) -> None:
-    spec, agent, out = _paused(strands)
-    doc = _snapshot(strands, agent)
+    spec, agent, out = paused(strands)
+    doc = snapshot_of(strands, agent)
     state = doc["interruptState"]
     assert (doc["schemaVersion"], doc["specVersion"], doc["revision"]) == ("2.0", "1.0", 0)
     assert state["activated"] is True
@@ -211,8 +191,8 @@ def test_snapshot_translates_the_paused_agent(strands: HarnessClient) -> None:
 
 
 def test_restored_agent_continues_like_the_original(strands: HarnessClient) -> None:
-    spec, agent, out = _paused(strands)
-    doc = _snapshot(strands, agent)
+    spec, agent, out = paused(strands)
+    doc = snapshot_of(strands, agent)
     restored = strands.restore_agent(doc, spec, model_turn_offset=1)
     assert restored.get("trace") == [], restored  # restoring runs nothing (ROC-SESSION-006)
     seen = strands.inspect(restored["agent"])
@@ -221,9 +201,9 @@ def test_restored_agent_continues_like_the_original(strands: HarnessClient) -> N
     assert [(i["id"], i["answered"]) for i in seen["interrupts"]] == [
         (out["result"]["interrupts"][0]["id"], False)
     ]
-    assert strip_volatile(_snapshot(strands, restored["agent"])) == strip_volatile(doc)
-    there = strands.invoke(restored["agent"], _answer(out, "yes"))
-    here = strands.invoke(agent, _answer(out, "yes"))
+    assert strip_volatile(snapshot_of(strands, restored["agent"])) == strip_volatile(doc)
+    there = strands.invoke(restored["agent"], answer_all(out, "yes"))
+    here = strands.invoke(agent, answer_all(out, "yes"))
     assert there["result"]["stopReason"] == "end_turn", there
     assert [e["toolUseId"] for e in there["trace"] if e["kind"] == "tool_start"] == ["t1"]  # t2 is preserved
     for key in ("result", "messages", "state"):
@@ -231,8 +211,8 @@ def test_restored_agent_continues_like_the_original(strands: HarnessClient) -> N
 
 
 def test_restore_refuses_invalid_documents(strands: HarnessClient) -> None:
-    spec, agent, _ = _paused(strands)
-    doc = _snapshot(strands, agent)
+    spec, agent, _ = paused(strands)
+    doc = snapshot_of(strands, agent)
     tampered = copy.deepcopy(doc)
     tampered["interruptState"]["pendingToolExecution"]["assistantMessage"]["content"][-1]["toolUse"][
         "input"
@@ -261,18 +241,7 @@ def test_restore_refuses_invalid_documents(strands: HarnessClient) -> None:
 def test_reference_continues_a_strands_snapshot_as_its_own(strands: HarnessClient) -> None:
     """TypeScript SDK -> reference: the reference continues this document exactly as it continues its own
     snapshot of the same scenario (the reference keeps foreign ids; the way back is the SDK's problem)."""
-    spec, agent, out = _paused(strands, agent_id="portable")
-    theirs = _reference_continues(_snapshot(strands, agent), spec, _answer(out, "yes"))
+    spec, agent, out = paused(strands, agent_id="portable")
+    theirs = reference_continues(snapshot_of(strands, agent), spec, answer_all(out, "yes"))
     assert theirs[0]["stopReason"] == "end_turn", theirs
-    built = build_agent(spec)
-    built.agent.invoke("go")
-    own = built.agent.take_snapshot()
-    pending = [i for i in own["interruptState"]["interrupts"] if "response" not in i]
-    answers = {"interruptResponses": [{"interruptId": i["id"], "response": "yes"} for i in pending]}
-    assert theirs == _reference_continues(own, spec, answers)
-
-
-def _reference_continues(snapshot: dict[str, Any], spec: dict[str, Any], answers: dict[str, Any]) -> Any:
-    built = restore_agent(snapshot, spec, model_turn_offset=1)
-    result = built.agent.invoke([{"interruptResponse": r} for r in answers["interruptResponses"]])
-    return result.to_json(), built.agent.messages_json(), built.agent.state.to_dict()
+    assert theirs == reference_own_continuation(spec, "yes")
