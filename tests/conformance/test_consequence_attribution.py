@@ -15,6 +15,7 @@ import pytest
 from roc_conformance.checks.base import CheckContext
 from roc_conformance.checks.vectors import vector_check
 from roc_conformance.client import Description
+from roc_conformance.errors import ConformanceViolation
 from roc_conformance.machine import RocMachine
 from roc_conformance.oracle.check import crash_text
 from roc_conformance.oracle.engine import Direct, OracleAgent
@@ -315,3 +316,46 @@ def test_answers_a_refused_resume_stored_are_found_at_the_refusal_when_the_adapt
         finally:
             client.close()
     assert steps == {True: {"step 1"}, False: {"step 2"}}
+
+
+class FiresBeforeInvocationOnRejection:
+    """A client whose implementation fires BeforeInvocation (and AfterInvocation) for an input it then rejects
+    (as both Strands SDKs do); everything else is the reference's."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.client, name)
+
+    def invoke(self, agent: str, inp: dict[str, Any]) -> dict[str, Any]:
+        out: dict[str, Any] = self.client.invoke(agent, inp)
+        if "error" in out and not any(e.get("kind") == "before_invocation" for e in out.get("trace", [])):
+            bracket = [{"kind": "before_invocation"}, {"kind": "after_invocation"}]
+            out["trace"] = [bracket[0], *out.get("trace", []), bracket[1]]
+        return out
+
+
+def test_invocation_events_are_judged_each_on_its_own():
+    """ROC-HOOK-001 fails; the prompt's placement, the model-call framing, AfterInvocation and the After*
+    order were all checked on the same replies and are evidence, not blocked behind it."""
+    from roc_conformance.checks import all_checks
+    from roc_conformance.client import HarnessClient
+    from roc_harness_support import serving
+
+    check = next(c for c in all_checks() if c.name == "explicit:invocation-events")
+    with serving() as (address, _):
+        client = HarnessClient.connect(address)
+        try:
+            description = client.describe()
+            ctx = CheckContext(
+                client=FiresBeforeInvocationOnRejection(client),  # type: ignore[arg-type]
+                description=description,
+                settings=CERTIFY,
+            )
+            with pytest.raises(ConformanceViolation) as caught:
+                check.run(ctx)
+        finally:
+            client.close()
+    assert caught.value.requirements == ("ROC-HOOK-001",)
+    assert caught.value.exhaustive  # the check's other requirements were judged and passed
