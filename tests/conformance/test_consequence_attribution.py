@@ -359,3 +359,30 @@ def test_invocation_events_are_judged_each_on_its_own():
             client.close()
     assert caught.value.requirements == ("ROC-HOOK-001",)
     assert caught.value.exhaustive  # the check's other requirements were judged and passed
+
+
+class WrongMessageThenTakesAnswersWhenIdle(FakeImplementation):
+    """The interrupted result carries the prompt as its message (re-synchronised past: a reporting fault), and
+    an answer sent after completion is taken as a new turn (an input accepted that must be refused)."""
+
+    def invoke(self, agent: str, inp: dict[str, Any]) -> dict[str, Any]:
+        out = super().invoke(agent, inp)
+        if (out.get("error") or {}).get("code") == "NOT_INTERRUPTED":
+            return {"result": {"stopReason": "end_turn", "message": {"role": "assistant", "content": []}}}
+        if (out.get("result") or {}).get("stopReason") == "interrupt":
+            out["result"] = {**out["result"], "message": {"role": "user", "content": [{"text": "p"}]}}
+        return out
+
+
+def test_what_a_scenario_lost_is_named_after_the_divergence_that_ended_it():
+    """ROC-STOP-005 at step 0 is re-synchronised past; step 2 ends the scenario on another rule, and the
+    requirements it cut short are blocked by that rule, not by the earlier, harmless one."""
+    vector = VECTORS["tool-interrupt-approve"]
+    impl = WrongMessageThenTakesAnswersWhenIdle(PROFILES)
+    description = Description(3, {"name": "fake"}, ("1.0",), impl.profiles)
+    ctx = CheckContext(client=impl, description=description, settings=CERTIFY)  # type: ignore[arg-type]
+    vector_check(vector).run(ctx)
+    assert "ROC-STOP-005" in ctx.evidence.failed
+    reasons = set(ctx.evidence.blocked.values())
+    assert reasons, "the scenario ended early: something was cut short"
+    assert all("step 2" in r and "ROC-STOP-005" not in r for r in reasons), reasons

@@ -58,7 +58,7 @@ def _runner(vector: dict[str, Any], on_transcript: Callable[[str], None] | None 
             ctx.evidence.block(
                 [r for r in vector.get("requirements", []) if r not in driver.exercised_in_sync],
                 f"the scenario {driver.sync} at {driver.diverged_at} (a failure of "
-                f"{', '.join(dict.fromkeys(r for v in driver.primaries[:1] for r in v.requirements))})",
+                f"{', '.join(driver.diverged_by)})",
             )
 
     return run

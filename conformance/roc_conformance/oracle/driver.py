@@ -88,6 +88,9 @@ class Driver:
     primaries: list[Violation] = field(default_factory=list)  # first divergences, with their step
     consequences: list[tuple[Violation, tuple[str, ...]]] = field(default_factory=list)  # (finding, after)
     diverged_at: str = ""  # the step whose divergence tainted or ended the run
+    # ... and the requirements it broke: what follows is listed under these (an earlier failure the oracle
+    # re-synchronised past, e.g. a wrong result message, caused none of it)
+    diverged_by: tuple[str, ...] = ()
     exercised_in_sync: set[str] = field(default_factory=set)  # requirements judged on unspoiled steps
     exercised_any: set[str] = field(default_factory=set)  # requirements any step exercised
     seen_messages: JSON = field(default_factory=list)  # the implementation's history in its last reply
@@ -188,8 +191,7 @@ class Driver:
             self.consequences += [(v, self.history_left) for v in left]
             musts = [v for v in musts if v not in left]
         if self.sync != IN_SYNC:
-            after = tuple(dict.fromkeys(r for v in self.primaries[:1] for r in v.requirements))
-            self.consequences += [(v, after) for v in musts]
+            self.consequences += [(v, self.diverged_by) for v in musts]
             self._remember(observed)
             return []
         self.warnings += [v for v in found if v.level != "MUST"]
@@ -218,6 +220,7 @@ class Driver:
                 after = tuple(dict.fromkeys(r for v in keep for r in v.requirements))
                 self.consequences += [(v, after) for v in musts if v not in keep]
                 musts = keep
+            self.diverged_by = tuple(dict.fromkeys(r for v in musts for r in v.requirements))
         if outcome.poisoned or verdict == ENDED:
             self.dead = True
         if outcome.is_error and not self.history_left:
@@ -343,13 +346,13 @@ class Driver:
         if self.sync != IN_SYNC or self.history_left:
             # After a divergence, or once a rejected input left messages in the history (a snapshot of it
             # holds them, e.g. a lone toolUse that a loader refuses), the failure follows from that one.
-            first = tuple(dict.fromkeys(r for v in self.primaries[:1] for r in v.requirements))
-            after = first if self.sync != IN_SYNC else self.history_left
+            after = self.diverged_by if self.sync != IN_SYNC else self.history_left
             self.consequences.append((finding, after))
             return []
         if end:
             self.sync = ENDED
             self.diverged_at = "snapshot + restore"
+            self.diverged_by = finding.requirements
         self.primaries.append(finding)
         return [finding]
 
