@@ -386,3 +386,31 @@ def test_what_a_scenario_lost_is_named_after_the_divergence_that_ended_it():
     reasons = set(ctx.evidence.blocked.values())
     assert reasons, "the scenario ended early: something was cut short"
     assert all("step 2" in r and "ROC-STOP-005" not in r for r in reasons), reasons
+
+
+class LeftInterruptedByAFailedPrompt(KeepsWhatAFailedPromptAppended):
+    """After DUPLICATE_INTERRUPT_NAME the runtime went on and is now interrupted (@strands-agents/sdk 1.19's
+    cleanup drain runs further cycles): the next prompt is refused with INTERRUPT_PENDING."""
+
+    failed: bool = False
+
+    def invoke(self, agent: str, inp: dict[str, Any]) -> dict[str, Any]:
+        if self.failed and "prompt" in inp:
+            return {
+                "error": {"code": "INTERRUPT_PENDING", "message": "interrupted"},
+                "trace": [],
+                "messages": copy.deepcopy(self._agents[agent].messages),
+                "state": {},
+            }
+        out = super().invoke(agent, inp)
+        self.failed = (out.get("error") or {}).get("code") == "DUPLICATE_INTERRUPT_NAME"
+        return out
+
+
+def test_a_refusal_that_a_failed_input_left_behind_is_a_consequence_of_that_failure():
+    vector = VECTORS["duplicate-interrupt-name"]
+    found, driver = run_vector(vector, LeftInterruptedByAFailedPrompt(PROFILES))
+    assert _requirements(found) == {"ROC-ERR-006"}, [v.message for v in found]
+    refused = [(v, after) for v, after in driver.consequences if "expected a result" in v.message]
+    assert refused, "the refused prompt is still reported, under the failure that caused it"
+    assert all(after == ("ROC-ERR-006",) for _, after in refused)

@@ -47,6 +47,7 @@ class Violation(ConformanceViolation):
     facet = "detail"
     explains_stop = False  # an unexpected interrupt from a unit a specific rule keeps from running
     about_history = False  # a finding on the history the implementation reports (not its state)
+    refusal = False  # the implementation refused an input the oracle expected it to take
 
     def __init__(self, requirements: Iterable[str], message: str) -> None:
         ids = tuple(dict.fromkeys(requirements))
@@ -62,6 +63,7 @@ class Violation(ConformanceViolation):
         """The same finding (facet and marks kept) under other requirements or words."""
         out = _as(self.facet, Violation(requirements, message))
         out.explains_stop, out.about_history = self.explains_stop, self.about_history
+        out.refusal = self.refusal
         return out
 
 
@@ -498,6 +500,7 @@ def check_result(
         error = Violation(
             _unexpected_error_ids(outcome, code), f"expected a result, got {_short(observed['error'])}"
         )
+        error.refusal = True
         return [_as("outcome", error)]
     if outcome.kind == "direct":
         got_tr = observed.get("toolResult")

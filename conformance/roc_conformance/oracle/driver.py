@@ -186,8 +186,10 @@ class Driver:
         if self.history_left and self.sync == IN_SYNC:
             # A rejected input left messages behind, which the oracle (put back as the rule says) never
             # holds: every later history differs for that reason alone (and an implementation may repair
-            # what was left, e.g. add results for a lone toolUse), so it is listed under that failure.
-            left = [v for v in musts if v.facet == "data" and v.about_history]
+            # what was left, e.g. add results for a lone toolUse), so it is listed under that failure. So is
+            # a later refusal: the failed input left the agent in a state the oracle does not hold (an SDK
+            # whose error path went on running may be interrupted now and refuse a prompt).
+            left = [v for v in musts if (v.facet == "data" and v.about_history) or v.refusal]
             self.consequences += [(v, self.history_left) for v in left]
             musts = [v for v in musts if v not in left]
         if self.sync != IN_SYNC:
@@ -198,8 +200,10 @@ class Driver:
         verdict = self._divergence(outcome, observed, musts) if musts else IN_SYNC
         if stored:
             verdict = TAINTED  # it holds answers the oracle does not: later findings follow from them
-        if verdict == RESYNCED and outcome.kind != "error" and _rejected(observed):
-            self.oracle = before  # the implementation refused: an error leaves the agent as it was
+        if verdict in (RESYNCED, IN_SYNC) and outcome.kind != "error" and _rejected(observed):
+            # the implementation refused (IN_SYNC: a refusal folded under an earlier failure above): an error
+            # leaves the agent as it was
+            self.oracle = before
             outcome = self._as_refused(outcome)
         if verdict in (IN_SYNC, RESYNCED):
             self.exercised_in_sync |= outcome.exercised
