@@ -58,7 +58,7 @@ def run_machine(cls: Any, settings: Any, seed: int | None) -> None:
     test()
 
 
-MAX_ROUNDS = 12
+MAX_ROUNDS = 6
 """Distinct failures one machine check reports before it stops looking (each costs a search and a shrink)."""
 
 
