@@ -1,13 +1,46 @@
-"""What the two Strands adapter tests share: pausing the snapshot scenario through the harness, taking its
-snapshot, answering every interrupt, and the reference continuing a snapshot (its own or the SDK's)."""
+"""What the two Strands adapter tests share: the smoke run, a client of the adapter, pausing the snapshot
+scenario through the harness, taking its snapshot, answering every interrupt, and the reference continuing
+a snapshot (its own or the SDK's)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
+import pytest
 from roc_conformance.checks.snapshot_support import two_tool_scenario
 from roc_conformance.client import HarnessClient
+from roc_conformance.target import start_managed
 from roc_reference.harness.build import build_agent, restore_agent
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def smoke(command: list[str]) -> tuple[int, str]:
+    """``roc-conformance smoke`` against the adapter started by ``command``: (exit code, its output)."""
+    target = "cmd:" + " ".join(command)
+    smoke = [sys.executable, "-m", "roc_conformance.cli", "smoke", "--target", target]
+    try:
+        done = subprocess.run(smoke, cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
+    except subprocess.TimeoutExpired as exc:
+        pytest.fail(f"smoke did not finish in 300 s: {exc.stdout!r}\n{exc.stderr!r}")
+    return done.returncode, done.stdout + done.stderr
+
+
+@contextmanager
+def connected(command: list[str], label: str) -> Iterator[HarnessClient]:
+    """A client of the adapter started by ``command``, stopped afterwards."""
+    target = start_managed(command, label)
+    client = HarnessClient.connect(target.address)
+    try:
+        yield client
+    finally:
+        client.close()
+        target.stop()
 
 
 def paused(client: HarnessClient, agent_id: str = "snap") -> tuple[dict[str, Any], str, dict[str, Any]]:

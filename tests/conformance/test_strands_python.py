@@ -11,8 +11,6 @@ implementation continues from it), not the SDK's own divergences, which the suit
 from __future__ import annotations
 
 import copy
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,8 +19,15 @@ import pytest
 from roc_conformance.canonical import input_digest
 from roc_conformance.checks.snapshot_support import CANONICAL_PROBE, strip_volatile
 from roc_conformance.client import HarnessClient
-from roc_conformance.target import start_managed
-from strands_support import answer_all, paused, reference_continues, reference_own_continuation, snapshot_of
+from strands_support import (
+    answer_all,
+    connected,
+    paused,
+    reference_continues,
+    reference_own_continuation,
+    smoke,
+    snapshot_of,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 ADAPTER_DIR = ROOT / "conformance" / "adapters" / "strands-python"
@@ -39,27 +44,16 @@ pytestmark = [
 
 
 def test_smoke_says_adapter_ok() -> None:
-    target = f"cmd:{VENV_PYTHON} {ADAPTER} --port 0"
-    smoke = [sys.executable, "-m", "roc_conformance.cli", "smoke", "--target", target]
-    try:
-        done = subprocess.run(smoke, cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
-    except subprocess.TimeoutExpired as exc:
-        pytest.fail(f"smoke did not finish in 300 s: {exc.stdout!r}\n{exc.stderr!r}")
-    output = done.stdout + done.stderr
-    assert done.returncode == 0, output
+    code, output = smoke([str(VENV_PYTHON), str(ADAPTER), "--port", "0"])
+    assert code == 0, output
     assert "ADAPTER OK" in output, output
     assert "Describe: strands-agents 1.62.0" in output, output
 
 
 @pytest.fixture(scope="module")
 def strands() -> Iterator[HarnessClient]:
-    target = start_managed([str(VENV_PYTHON), str(ADAPTER), "--port", "0"], "strands-python")
-    client = HarnessClient.connect(target.address)
-    try:
+    with connected([str(VENV_PYTHON), str(ADAPTER), "--port", "0"], "strands-python") as client:
         yield client
-    finally:
-        client.close()
-        target.stop()
 
 
 def _tool_starts(out: dict[str, Any]) -> list[str]:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import copy
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,8 +23,15 @@ from node_kit import ready_node
 from roc_conformance.canonical import input_digest
 from roc_conformance.checks.snapshot_support import CANONICAL_PROBE, strip_volatile
 from roc_conformance.client import HarnessClient
-from roc_conformance.target import start_managed
-from strands_support import answer_all, paused, reference_continues, reference_own_continuation, snapshot_of
+from strands_support import (
+    answer_all,
+    connected,
+    paused,
+    reference_continues,
+    reference_own_continuation,
+    smoke,
+    snapshot_of,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 ADAPTER_DIR = ROOT / "conformance" / "adapters" / "strands-typescript"
@@ -63,27 +69,16 @@ def test_typecheck(installed: str) -> None:
 
 
 def test_smoke_says_adapter_ok(installed: str) -> None:
-    target = f"cmd:{TSX} {MAIN} --port 0"
-    smoke = [sys.executable, "-m", "roc_conformance.cli", "smoke", "--target", target]
-    try:
-        done = subprocess.run(smoke, cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
-    except subprocess.TimeoutExpired as exc:
-        pytest.fail(f"smoke did not finish in 300 s: {exc.stdout!r}\n{exc.stderr!r}")
-    output = done.stdout + done.stderr
-    assert done.returncode == 0, output
+    code, output = smoke([str(TSX), str(MAIN), "--port", "0"])
+    assert code == 0, output
     assert "ADAPTER OK" in output, output
     assert "Describe: @strands-agents/sdk 1.19.0" in output, output
 
 
 @pytest.fixture(scope="module")
 def strands(installed: str) -> Iterator[HarnessClient]:
-    target = start_managed([str(TSX), str(MAIN), "--port", "0"], "strands-typescript")
-    client = HarnessClient.connect(target.address)
-    try:
+    with connected([str(TSX), str(MAIN), "--port", "0"], "strands-typescript") as client:
         yield client
-    finally:
-        client.close()
-        target.stop()
 
 
 def _spec(agent_id: str, turns: list[list[dict[str, Any]]], **extra: Any) -> dict[str, Any]:
