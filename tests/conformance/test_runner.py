@@ -200,7 +200,7 @@ def test_a_missing_capability_skips_with_the_reason():
     assert "capability 'direct-tool-call'" in result.checks[0].message
 
 
-def test_portability_check_skips_without_a_peer_and_runs_with_one():
+def _portable_check() -> tuple[Check, Any]:
     from roc_conformance.checks.snapshots import check_portable_to_peer
 
     check = Check(
@@ -212,30 +212,25 @@ def test_portability_check_skips_without_a_peer_and_runs_with_one():
     registry = parse_registry(
         {"requirements": [{"id": "ROC-SESSION-016", "level": "MUST", "profile": "portable-snapshot"}]}
     )
-    with serving() as (address, _), serving() as (peer_address, _):
+    return check, registry
+
+
+def _portability(writer: HarnessServicer, peer: HarnessServicer) -> Any:
+    check, registry = _portable_check()
+    with serving(writer) as (address, _), serving(peer) as (peer_address, _):
+        return run_suite(Target(address, "t"), [check], registry, CERTIFY, peer=Target(peer_address, "p"))
+
+
+def test_portability_check_skips_without_a_peer_and_runs_with_one():
+    check, registry = _portable_check()
+    with serving() as (address, _):
         alone = run(address, [check], registry)
-        paired = run_suite(Target(address, "t"), [check], registry, CERTIFY, peer=Target(peer_address, "p"))
+    paired = _portability(HarnessServicer(), HarnessServicer())
     assert alone.checks[0].status is Status.SKIPPED
     assert "--peer" in alone.checks[0].message
     assert alone.profiles["portable-snapshot"]["status"] == ProfileVerdict.INCOMPLETE
     assert paired.checks[0].status is Status.PASS
     assert paired.peer == "p"
-
-
-def _portability(writer: HarnessServicer, peer: HarnessServicer) -> Any:
-    from roc_conformance.checks.snapshots import check_portable_to_peer
-
-    check = Check(
-        "explicit:portable-to-peer",
-        ("ROC-SESSION-016",),
-        check_portable_to_peer,
-        ("core", "sessions", "portable-snapshot"),
-    )
-    registry = parse_registry(
-        {"requirements": [{"id": "ROC-SESSION-016", "level": "MUST", "profile": "portable-snapshot"}]}
-    )
-    with serving(writer) as (address, _), serving(peer) as (peer_address, _):
-        return run_suite(Target(address, "t"), [check], registry, CERTIFY, peer=Target(peer_address, "p"))
 
 
 def test_portability_blames_a_writer_whose_snapshot_the_peer_cannot_continue():
