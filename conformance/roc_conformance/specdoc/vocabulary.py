@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-SPEC_VERSION: Final = "1.0"
+SPEC_VERSION: Final = "1.1"
 
 LEVELS: Final = ("MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "MAY")
 MUST_LEVELS: Final = frozenset({"MUST", "MUST NOT"})
@@ -38,8 +38,13 @@ PROFILES: Final = (
     "direct-tool-call",
     "session-store",
     "snapshot-integrity",
+    "decisions",
+    "abandon",
+    "expiry",
+    "pending-list",
+    "idempotent-resume",
 )
-RESERVED_PROFILES: Final = ("response-schema", "expiry", "multi-agent", "agent-as-tool")
+RESERVED_PROFILES: Final = ("response-schema", "multi-agent", "agent-as-tool")
 
 AREAS: Final = (
     "CONF",
@@ -58,6 +63,11 @@ AREAS: Final = (
     "SESSION",
     "VER",
     "SEC",
+    "DECIDE",
+    "ABANDON",
+    "EXPIRY",
+    "PENDING",
+    "RESEND",
 )
 
 ID_RE: Final = re.compile(r"^ROC-([A-Z]+)-(\d{3})$")
