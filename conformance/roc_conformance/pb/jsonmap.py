@@ -27,14 +27,16 @@ Two more rules serve the harness types of ``roc.conformance.v1``:
 6. A trace event is flat in JSON, ``{"kind": "model_call", "turn": 0}``: the name of the set oneof
    arm goes into ``kind`` and the arm's members sit beside it.
 7. ``AgentSpec.tools`` and ``AgentSpec.hooks`` are optional in JSON (absent means empty) and are
-   omitted when empty.
+   omitted when empty. So is ``interruptState.consumed`` of the data model (snapshot format 2.1): a 2.0
+   snapshot, which has no such member, round-trips unchanged.
 
 (Protocol 2 carries the ``content`` and ``interruptResponses`` invoke inputs as
 ``google.protobuf.ListValue``, plain JSON arrays, so protocol 1's rule for a typed ``ContentInput`` is
 gone.) One more rule of the data model, since harness protocol 3:
 
 8. A ``google.protobuf.Value`` member whose JSON value is never null (``Interrupt.reason``,
-   ``Interrupt.response``, ``InterruptResponse.response``): unset is the absent member, and a Value
+   ``Interrupt.response``, ``InterruptResponse.response``, ``PendingInterrupt.reason``,
+   ``PendingAnswer.response``): unset is the absent member, and a Value
    holding ``null_value`` has no JSON form, so it is refused in both directions. A raiser that passes
    a null reason raised without one (ROC-MODEL-007): its interrupt leaves the field unset.
 
@@ -98,6 +100,13 @@ JSON_TYPES: Final[Mapping[str, str]] = {
     "InterruptState": "roc.v1.InterruptState",
     "PendingToolExecution": "roc.v1.PendingToolExecution",
     "SnapshotIntegrity": "roc.v1.Integrity",
+    # Spec 1.1.
+    "ExpiryOutcome": "roc.v1.ExpiryOutcome",
+    "PendingInterrupt": "roc.v1.PendingInterrupt",
+    "PendingAnswer": "roc.v1.PendingAnswer",
+    "AbandonInput": "roc.v1.AbandonInput",
+    "Abandon": "roc.v1.Abandon",
+    "ConsumedDecision": "roc.v1.ConsumedDecision",
     # The harness scenario language and trace (roc.conformance.v1), same rules plus 6 and 7.
     "AgentSpec": "roc.conformance.v1.AgentSpec",
     "TraceEvent": "roc.conformance.v1.TraceEvent",
@@ -113,6 +122,8 @@ _NEVER_NULL: Final[frozenset[tuple[str, str]]] = frozenset(
         ("roc.v1.Interrupt", "reason"),
         ("roc.v1.Interrupt", "response"),
         ("roc.v1.InterruptResponse", "response"),
+        ("roc.v1.PendingInterrupt", "reason"),
+        ("roc.v1.PendingAnswer", "response"),
         ("roc.conformance.v1.InspectedInterrupt", "reason"),
         ("roc.conformance.v1.InspectedInterrupt", "response"),
     }
@@ -123,7 +134,11 @@ _ARRAY_WRAPPERS: Final[Mapping[str, str]] = {"roc.v1.ResumeInput": "responses"}
 _FLATTENED_ONEOFS: Final[Mapping[str, str]] = {"roc.conformance.v1.TraceEvent": "kind"}
 # Rule 7: optional JSON arrays (absent means empty); omitted when empty.
 _OMIT_WHEN_EMPTY: Final[frozenset[tuple[str, str]]] = frozenset(
-    {("roc.conformance.v1.AgentSpec", "tools"), ("roc.conformance.v1.AgentSpec", "hooks")}
+    {
+        ("roc.conformance.v1.AgentSpec", "tools"),
+        ("roc.conformance.v1.AgentSpec", "hooks"),
+        ("roc.v1.InterruptState", "consumed"),
+    }
 )
 # Arbitrary JSON: copied verbatim, numbers checked (to proto) and normalized (from proto).
 _JSON_VALUE_TYPES: Final = frozenset(

@@ -26,7 +26,7 @@ from roc_conformance.pb.roc.v1 import interrupt_pb2 as roc_dot_v1_dot_interrupt_
 from roc_conformance.pb.roc.v1 import message_pb2 as roc_dot_v1_dot_message__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19roc/v1/agent_result.proto\x12\x06roc.v1\x1a\x16roc/v1/interrupt.proto\x1a\x14roc/v1/message.proto\"\x7f\n\x0b\x41gentResult\x12\'\n\x0bstop_reason\x18\x01 \x01(\x0e\x32\x12.roc.v1.StopReason\x12 \n\x07message\x18\x02 \x01(\x0b\x32\x0f.roc.v1.Message\x12%\n\ninterrupts\x18\x03 \x03(\x0b\x32\x11.roc.v1.Interrupt*\x96\x02\n\nStopReason\x12\x1b\n\x17STOP_REASON_UNSPECIFIED\x10\x00\x12\x18\n\x14STOP_REASON_END_TURN\x10\x01\x12\x18\n\x14STOP_REASON_TOOL_USE\x10\x02\x12\x1a\n\x16STOP_REASON_MAX_TOKENS\x10\x03\x12\x1d\n\x19STOP_REASON_STOP_SEQUENCE\x10\x04\x12 \n\x1cSTOP_REASON_CONTENT_FILTERED\x10\x05\x12$\n STOP_REASON_GUARDRAIL_INTERVENED\x10\x06\x12\x19\n\x15STOP_REASON_INTERRUPT\x10\x07\x12\x19\n\x15STOP_REASON_CANCELLED\x10\x08\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19roc/v1/agent_result.proto\x12\x06roc.v1\x1a\x16roc/v1/interrupt.proto\x1a\x14roc/v1/message.proto\"\x7f\n\x0b\x41gentResult\x12\'\n\x0bstop_reason\x18\x01 \x01(\x0e\x32\x12.roc.v1.StopReason\x12 \n\x07message\x18\x02 \x01(\x0b\x32\x0f.roc.v1.Message\x12%\n\ninterrupts\x18\x03 \x03(\x0b\x32\x11.roc.v1.Interrupt*\xb1\x02\n\nStopReason\x12\x1b\n\x17STOP_REASON_UNSPECIFIED\x10\x00\x12\x18\n\x14STOP_REASON_END_TURN\x10\x01\x12\x18\n\x14STOP_REASON_TOOL_USE\x10\x02\x12\x1a\n\x16STOP_REASON_MAX_TOKENS\x10\x03\x12\x1d\n\x19STOP_REASON_STOP_SEQUENCE\x10\x04\x12 \n\x1cSTOP_REASON_CONTENT_FILTERED\x10\x05\x12$\n STOP_REASON_GUARDRAIL_INTERVENED\x10\x06\x12\x19\n\x15STOP_REASON_INTERRUPT\x10\x07\x12\x19\n\x15STOP_REASON_CANCELLED\x10\x08\x12\x19\n\x15STOP_REASON_ABANDONED\x10\tb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,7 +34,7 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'roc_conformance.pb.roc.v1.a
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_STOPREASON']._serialized_start=213
-  _globals['_STOPREASON']._serialized_end=491
+  _globals['_STOPREASON']._serialized_end=518
   _globals['_AGENTRESULT']._serialized_start=83
   _globals['_AGENTRESULT']._serialized_end=210
 # @@protoc_insertion_point(module_scope)

@@ -20,6 +20,7 @@ class StopReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     STOP_REASON_GUARDRAIL_INTERVENED: _ClassVar[StopReason]
     STOP_REASON_INTERRUPT: _ClassVar[StopReason]
     STOP_REASON_CANCELLED: _ClassVar[StopReason]
+    STOP_REASON_ABANDONED: _ClassVar[StopReason]
 STOP_REASON_UNSPECIFIED: StopReason
 STOP_REASON_END_TURN: StopReason
 STOP_REASON_TOOL_USE: StopReason
@@ -29,6 +30,7 @@ STOP_REASON_CONTENT_FILTERED: StopReason
 STOP_REASON_GUARDRAIL_INTERVENED: StopReason
 STOP_REASON_INTERRUPT: StopReason
 STOP_REASON_CANCELLED: StopReason
+STOP_REASON_ABANDONED: StopReason
 
 class AgentResult(_message.Message):
     __slots__ = ("stop_reason", "message", "interrupts")

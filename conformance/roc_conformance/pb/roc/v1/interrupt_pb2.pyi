@@ -1,4 +1,5 @@
 from google.protobuf import struct_pb2 as _struct_pb2
+from roc_conformance.pb.roc.v1 import resume_pb2 as _resume_pb2
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
@@ -35,7 +36,7 @@ class InterruptSource(_message.Message):
     def __init__(self, kind: _Optional[_Union[InterruptSourceKind, str]] = ..., tool_use_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., node_id: _Optional[str] = ...) -> None: ...
 
 class Interrupt(_message.Message):
-    __slots__ = ("id", "name", "reason", "source", "response_schema", "expires_at", "response", "input_digest", "metadata")
+    __slots__ = ("id", "name", "reason", "source", "response_schema", "expires_at", "response", "input_digest", "metadata", "on_expiry", "decision", "message")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
@@ -45,6 +46,9 @@ class Interrupt(_message.Message):
     RESPONSE_FIELD_NUMBER: _ClassVar[int]
     INPUT_DIGEST_FIELD_NUMBER: _ClassVar[int]
     METADATA_FIELD_NUMBER: _ClassVar[int]
+    ON_EXPIRY_FIELD_NUMBER: _ClassVar[int]
+    DECISION_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
     id: str
     name: str
     reason: _struct_pb2.Value
@@ -54,4 +58,15 @@ class Interrupt(_message.Message):
     response: _struct_pb2.Value
     input_digest: str
     metadata: _struct_pb2.Struct
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., reason: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., source: _Optional[_Union[InterruptSource, _Mapping]] = ..., response_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., expires_at: _Optional[str] = ..., response: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., input_digest: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+    on_expiry: ExpiryOutcome
+    decision: _resume_pb2.Decision
+    message: str
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., reason: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., source: _Optional[_Union[InterruptSource, _Mapping]] = ..., response_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., expires_at: _Optional[str] = ..., response: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., input_digest: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., on_expiry: _Optional[_Union[ExpiryOutcome, _Mapping]] = ..., decision: _Optional[_Union[_resume_pb2.Decision, str]] = ..., message: _Optional[str] = ...) -> None: ...
+
+class ExpiryOutcome(_message.Message):
+    __slots__ = ("decision", "message")
+    DECISION_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    decision: _resume_pb2.Decision
+    message: str
+    def __init__(self, decision: _Optional[_Union[_resume_pb2.Decision, str]] = ..., message: _Optional[str] = ...) -> None: ...

@@ -25,17 +25,19 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x13roc/v1/resume.proto\x12\x06roc.v1\x1a\x1cgoogle/protobuf/struct.proto\"~\n\x11InterruptResponse\x12\x14\n\x0cinterrupt_id\x18\x01 \x01(\t\x12(\n\x08response\x18\x02 \x01(\x0b\x32\x16.google.protobuf.Value\x12)\n\x08metadata\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\"Q\n\x18InterruptResponseContent\x12\x35\n\x12interrupt_response\x18\x01 \x01(\x0b\x32\x19.roc.v1.InterruptResponse\"B\n\x0bResumeInput\x12\x33\n\tresponses\x18\x01 \x03(\x0b\x32 .roc.v1.InterruptResponseContentb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x13roc/v1/resume.proto\x12\x06roc.v1\x1a\x1cgoogle/protobuf/struct.proto\"\xd6\x01\n\x11InterruptResponse\x12\x14\n\x0cinterrupt_id\x18\x01 \x01(\t\x12(\n\x08response\x18\x02 \x01(\x0b\x32\x16.google.protobuf.Value\x12)\n\x08metadata\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\'\n\x08\x64\x65\x63ision\x18\x04 \x01(\x0e\x32\x10.roc.v1.DecisionH\x00\x88\x01\x01\x12\x14\n\x07message\x18\x05 \x01(\tH\x01\x88\x01\x01\x42\x0b\n\t_decisionB\n\n\x08_message\"Q\n\x18InterruptResponseContent\x12\x35\n\x12interrupt_response\x18\x01 \x01(\x0b\x32\x19.roc.v1.InterruptResponse\"B\n\x0bResumeInput\x12\x33\n\tresponses\x18\x01 \x03(\x0b\x32 .roc.v1.InterruptResponseContent*d\n\x08\x44\x65\x63ision\x12\x18\n\x14\x44\x45\x43ISION_UNSPECIFIED\x10\x00\x12\x13\n\x0f\x44\x45\x43ISION_ANSWER\x10\x01\x12\x14\n\x10\x44\x45\x43ISION_DECLINE\x10\x02\x12\x13\n\x0f\x44\x45\x43ISION_CANCEL\x10\x03\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'roc_conformance.pb.roc.v1.resume_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_INTERRUPTRESPONSE']._serialized_start=61
-  _globals['_INTERRUPTRESPONSE']._serialized_end=187
-  _globals['_INTERRUPTRESPONSECONTENT']._serialized_start=189
-  _globals['_INTERRUPTRESPONSECONTENT']._serialized_end=270
-  _globals['_RESUMEINPUT']._serialized_start=272
-  _globals['_RESUMEINPUT']._serialized_end=338
+  _globals['_DECISION']._serialized_start=429
+  _globals['_DECISION']._serialized_end=529
+  _globals['_INTERRUPTRESPONSE']._serialized_start=62
+  _globals['_INTERRUPTRESPONSE']._serialized_end=276
+  _globals['_INTERRUPTRESPONSECONTENT']._serialized_start=278
+  _globals['_INTERRUPTRESPONSECONTENT']._serialized_end=359
+  _globals['_RESUMEINPUT']._serialized_start=361
+  _globals['_RESUMEINPUT']._serialized_end=427
 # @@protoc_insertion_point(module_scope)

@@ -38,14 +38,24 @@ class SnapshotAgent(_message.Message):
     def __init__(self, agent_id: _Optional[str] = ..., messages: _Optional[_Iterable[_Union[_message_pb2.Message, _Mapping]]] = ..., state: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class InterruptState(_message.Message):
-    __slots__ = ("activated", "interrupts", "pending_tool_execution")
+    __slots__ = ("activated", "interrupts", "pending_tool_execution", "consumed")
     ACTIVATED_FIELD_NUMBER: _ClassVar[int]
     INTERRUPTS_FIELD_NUMBER: _ClassVar[int]
     PENDING_TOOL_EXECUTION_FIELD_NUMBER: _ClassVar[int]
+    CONSUMED_FIELD_NUMBER: _ClassVar[int]
     activated: bool
     interrupts: _containers.RepeatedCompositeFieldContainer[_interrupt_pb2.Interrupt]
     pending_tool_execution: PendingToolExecution
-    def __init__(self, activated: _Optional[bool] = ..., interrupts: _Optional[_Iterable[_Union[_interrupt_pb2.Interrupt, _Mapping]]] = ..., pending_tool_execution: _Optional[_Union[PendingToolExecution, _Mapping]] = ...) -> None: ...
+    consumed: _containers.RepeatedCompositeFieldContainer[ConsumedDecision]
+    def __init__(self, activated: _Optional[bool] = ..., interrupts: _Optional[_Iterable[_Union[_interrupt_pb2.Interrupt, _Mapping]]] = ..., pending_tool_execution: _Optional[_Union[PendingToolExecution, _Mapping]] = ..., consumed: _Optional[_Iterable[_Union[ConsumedDecision, _Mapping]]] = ...) -> None: ...
+
+class ConsumedDecision(_message.Message):
+    __slots__ = ("interrupt_id", "answer_digest")
+    INTERRUPT_ID_FIELD_NUMBER: _ClassVar[int]
+    ANSWER_DIGEST_FIELD_NUMBER: _ClassVar[int]
+    interrupt_id: str
+    answer_digest: str
+    def __init__(self, interrupt_id: _Optional[str] = ..., answer_digest: _Optional[str] = ...) -> None: ...
 
 class PendingToolExecution(_message.Message):
     __slots__ = ("assistant_message", "completed_tool_results")

@@ -174,16 +174,30 @@ class Step(_message.Message):
     def __init__(self, interrupt: _Optional[_Union[InterruptStep, _Mapping]] = ..., fail: _Optional[_Union[FailStep, _Mapping]] = ..., cancel: _Optional[_Union[CancelStep, _Mapping]] = ..., cancel_if: _Optional[_Union[CancelIfStep, _Mapping]] = ..., skip_if_state: _Optional[_Union[SkipIfStateStep, _Mapping]] = ..., set_state: _Optional[_Union[SetStateStep, _Mapping]] = ..., **kwargs) -> None: ...
 
 class InterruptStep(_message.Message):
-    __slots__ = ("name", "reason", "reason_from_state", "metadata")
+    __slots__ = ("name", "reason", "reason_from_state", "metadata", "expires_at", "on_expiry", "handle_decision")
     NAME_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     REASON_FROM_STATE_FIELD_NUMBER: _ClassVar[int]
     METADATA_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    ON_EXPIRY_FIELD_NUMBER: _ClassVar[int]
+    HANDLE_DECISION_FIELD_NUMBER: _ClassVar[int]
     name: str
     reason: _struct_pb2.Value
     reason_from_state: str
     metadata: _struct_pb2.Struct
-    def __init__(self, name: _Optional[str] = ..., reason: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., reason_from_state: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+    expires_at: str
+    on_expiry: ExpiryOutcome
+    handle_decision: bool
+    def __init__(self, name: _Optional[str] = ..., reason: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., reason_from_state: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., expires_at: _Optional[str] = ..., on_expiry: _Optional[_Union[ExpiryOutcome, _Mapping]] = ..., handle_decision: _Optional[bool] = ...) -> None: ...
+
+class ExpiryOutcome(_message.Message):
+    __slots__ = ("decision", "message")
+    DECISION_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    decision: str
+    message: str
+    def __init__(self, decision: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
 
 class ReturnStep(_message.Message):
     __slots__ = ("value",)
@@ -246,18 +260,28 @@ class CreateAgentResponse(_message.Message):
     def __init__(self, agent: _Optional[str] = ..., harness_error: _Optional[_Union[HarnessError, _Mapping]] = ..., error: _Optional[_Union[_error_pb2.Error, _Mapping]] = ...) -> None: ...
 
 class InvokeRequest(_message.Message):
-    __slots__ = ("agent", "prompt", "content", "interrupt_responses", "direct_tool_call")
+    __slots__ = ("agent", "prompt", "content", "interrupt_responses", "direct_tool_call", "abandon")
     AGENT_FIELD_NUMBER: _ClassVar[int]
     PROMPT_FIELD_NUMBER: _ClassVar[int]
     CONTENT_FIELD_NUMBER: _ClassVar[int]
     INTERRUPT_RESPONSES_FIELD_NUMBER: _ClassVar[int]
     DIRECT_TOOL_CALL_FIELD_NUMBER: _ClassVar[int]
+    ABANDON_FIELD_NUMBER: _ClassVar[int]
     agent: str
     prompt: str
     content: _struct_pb2.ListValue
     interrupt_responses: _struct_pb2.ListValue
     direct_tool_call: DirectToolCall
-    def __init__(self, agent: _Optional[str] = ..., prompt: _Optional[str] = ..., content: _Optional[_Union[_struct_pb2.ListValue, _Mapping]] = ..., interrupt_responses: _Optional[_Union[_struct_pb2.ListValue, _Mapping]] = ..., direct_tool_call: _Optional[_Union[DirectToolCall, _Mapping]] = ...) -> None: ...
+    abandon: Abandon
+    def __init__(self, agent: _Optional[str] = ..., prompt: _Optional[str] = ..., content: _Optional[_Union[_struct_pb2.ListValue, _Mapping]] = ..., interrupt_responses: _Optional[_Union[_struct_pb2.ListValue, _Mapping]] = ..., direct_tool_call: _Optional[_Union[DirectToolCall, _Mapping]] = ..., abandon: _Optional[_Union[Abandon, _Mapping]] = ...) -> None: ...
+
+class Abandon(_message.Message):
+    __slots__ = ("message", "continue_model")
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    CONTINUE_MODEL_FIELD_NUMBER: _ClassVar[int]
+    message: str
+    continue_model: bool
+    def __init__(self, message: _Optional[str] = ..., continue_model: _Optional[bool] = ...) -> None: ...
 
 class DirectToolCall(_message.Message):
     __slots__ = ("name", "input")
@@ -510,6 +534,32 @@ class InspectedInterrupt(_message.Message):
     response: _struct_pb2.Value
     metadata: _struct_pb2.Struct
     def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., reason: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., source: _Optional[_Union[_interrupt_pb2.InterruptSource, _Mapping]] = ..., answered: _Optional[bool] = ..., response: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+
+class ListPendingRequest(_message.Message):
+    __slots__ = ("agent", "snapshot")
+    AGENT_FIELD_NUMBER: _ClassVar[int]
+    SNAPSHOT_FIELD_NUMBER: _ClassVar[int]
+    agent: str
+    snapshot: SnapshotSource
+    def __init__(self, agent: _Optional[str] = ..., snapshot: _Optional[_Union[SnapshotSource, _Mapping]] = ...) -> None: ...
+
+class SnapshotSource(_message.Message):
+    __slots__ = ("snapshot_json", "spec")
+    SNAPSHOT_JSON_FIELD_NUMBER: _ClassVar[int]
+    SPEC_FIELD_NUMBER: _ClassVar[int]
+    snapshot_json: str
+    spec: AgentSpec
+    def __init__(self, snapshot_json: _Optional[str] = ..., spec: _Optional[_Union[AgentSpec, _Mapping]] = ...) -> None: ...
+
+class ListPendingResponse(_message.Message):
+    __slots__ = ("pending", "error", "harness_error")
+    PENDING_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    HARNESS_ERROR_FIELD_NUMBER: _ClassVar[int]
+    pending: _struct_pb2.ListValue
+    error: _error_pb2.Error
+    harness_error: HarnessError
+    def __init__(self, pending: _Optional[_Union[_struct_pb2.ListValue, _Mapping]] = ..., error: _Optional[_Union[_error_pb2.Error, _Mapping]] = ..., harness_error: _Optional[_Union[HarnessError, _Mapping]] = ...) -> None: ...
 
 class ImplementationCrash(_message.Message):
     __slots__ = ("type", "message", "details")

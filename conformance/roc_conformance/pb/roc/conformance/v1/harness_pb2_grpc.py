@@ -70,6 +70,11 @@ class HarnessServiceStub:
                 request_serializer=roc_dot_conformance_dot_v1_dot_harness__pb2.InspectAgentRequest.SerializeToString,
                 response_deserializer=roc_dot_conformance_dot_v1_dot_harness__pb2.InspectAgentResponse.FromString,
                 _registered_method=True)
+        self.ListPending = channel.unary_unary(
+                '/roc.conformance.v1.HarnessService/ListPending',
+                request_serializer=roc_dot_conformance_dot_v1_dot_harness__pb2.ListPendingRequest.SerializeToString,
+                response_deserializer=roc_dot_conformance_dot_v1_dot_harness__pb2.ListPendingResponse.FromString,
+                _registered_method=True)
 
 
 class HarnessServiceServicer:
@@ -127,6 +132,14 @@ class HarnessServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListPending(self, request, context):
+        """List the pending interrupts of an agent, or of a snapshot document without restoring it
+        (profile pending-list; since harness protocol 4).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_HarnessServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -164,6 +177,11 @@ def add_HarnessServiceServicer_to_server(servicer, server):
                     servicer.InspectAgent,
                     request_deserializer=roc_dot_conformance_dot_v1_dot_harness__pb2.InspectAgentRequest.FromString,
                     response_serializer=roc_dot_conformance_dot_v1_dot_harness__pb2.InspectAgentResponse.SerializeToString,
+            ),
+            'ListPending': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListPending,
+                    request_deserializer=roc_dot_conformance_dot_v1_dot_harness__pb2.ListPendingRequest.FromString,
+                    response_serializer=roc_dot_conformance_dot_v1_dot_harness__pb2.ListPendingResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -356,6 +374,33 @@ class HarnessService:
             '/roc.conformance.v1.HarnessService/InspectAgent',
             roc_dot_conformance_dot_v1_dot_harness__pb2.InspectAgentRequest.SerializeToString,
             roc_dot_conformance_dot_v1_dot_harness__pb2.InspectAgentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListPending(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/roc.conformance.v1.HarnessService/ListPending',
+            roc_dot_conformance_dot_v1_dot_harness__pb2.ListPendingRequest.SerializeToString,
+            roc_dot_conformance_dot_v1_dot_harness__pb2.ListPendingResponse.FromString,
             options,
             channel_credentials,
             insecure,
