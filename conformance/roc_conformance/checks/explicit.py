@@ -398,6 +398,8 @@ def check_handshake(ctx: CheckContext) -> None:
     for needs_sessions in ("session-store", "snapshot-integrity"):
         if needs_sessions in desc.profiles and "sessions" not in desc.profiles:
             wrong.setdefault("ROC-CONF-006", []).append(f"'{needs_sessions}' is claimed without 'sessions'")
+    if "expiry" in desc.profiles and "decisions" not in desc.profiles:
+        wrong.setdefault("ROC-CONF-007", []).append("'expiry' is claimed without 'decisions'")
     undefined = sorted(desc.profiles - DEFINED_PROFILES)
     if undefined:
         reserved = [p for p in undefined if p in RESERVED_PROFILES]
@@ -468,6 +470,7 @@ _EXPLICIT: tuple[Spec, ...] = (
             "ROC-CONF-004",
             "ROC-CONF-005",
             "ROC-CONF-006",
+            "ROC-CONF-007",
             "ROC-VER-001",
         ),
         check_handshake,

@@ -36,7 +36,7 @@ SESSION_IDEMPOTENT = "ROC-SESSION-007"  # snapshot of a fresh restore equals the
 SESSION_AGENT_ID = "ROC-SESSION-008"  # agentId mismatch -> SNAPSHOT_INVALID
 PORTABLE_RESTORE = "ROC-SESSION-014"  # restores snapshots written elsewhere (frozen fixtures)
 PORTABLE_FOREIGN_ID = "ROC-SESSION-015"  # keeps ids another implementation minted
-VER_SNAPSHOT_VERSIONS = "ROC-VER-002"  # schemaVersion "2.0", specVersion "1.0"
+VER_SNAPSHOT_VERSIONS = "ROC-VER-002"  # the format and spec versions of the writer (written_versions)
 VER_BAD_VERSION = "ROC-VER-004"  # missing / malformed schemaVersion -> SNAPSHOT_INVALID
 VER_UNKNOWN_MAJOR = "ROC-VER-005"  # unknown major -> SNAPSHOT_VERSION_UNSUPPORTED
 VER_UNKNOWN_SPEC_MAJOR = "ROC-VER-006"  # unknown specVersion major -> SNAPSHOT_VERSION_UNSUPPORTED
@@ -85,6 +85,12 @@ def two_tool_scenario(agent_id: str = "snap", executor: str = "sequential") -> d
         before=[("t2", "plain", {"n": 2}, "plain")],
         state={"user": "u1"},
     )
+
+
+def written_versions(ctx: CheckContext) -> tuple[str, str]:
+    """``(schemaVersion, specVersion)`` the implementation writes (ROC-VER-002): a writer of spec 1.1 writes
+    format 2.1, one of spec 1.0 only writes format 2.0 (spec 9.2)."""
+    return ("2.1", "1.1") if "1.1" in ctx.description.spec_versions else ("2.0", "1.0")
 
 
 def executor_of(ctx: CheckContext) -> str:

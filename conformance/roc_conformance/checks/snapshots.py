@@ -75,6 +75,7 @@ from roc_conformance.checks.snapshot_support import (
     strip_volatile,
     take_snapshot,
     two_tool_scenario,
+    written_versions,
 )
 from roc_conformance.client import HarnessClient
 from roc_conformance.errors import ConformanceViolation
@@ -125,9 +126,11 @@ def check_snapshot_document(ctx: CheckContext) -> None:
     result = out["result"]
     state = doc.get("interruptState") or {}
     add = wrong.setdefault
-    if doc.get("schemaVersion") != "2.0" or doc.get("specVersion") != "1.0":
+    schema_version, spec_version = written_versions(ctx)
+    if doc.get("schemaVersion") != schema_version or doc.get("specVersion") != spec_version:
         add(VER_SNAPSHOT_VERSIONS, []).append(
-            f"schemaVersion {doc.get('schemaVersion')!r} / specVersion {doc.get('specVersion')!r}"
+            f"schemaVersion {doc.get('schemaVersion')!r} / specVersion {doc.get('specVersion')!r}, expected "
+            f"{schema_version!r} / {spec_version!r} for spec versions {sorted(ctx.description.spec_versions)}"
         )
     if (
         state.get("activated") is not True
@@ -369,7 +372,7 @@ def check_snapshot_refusal(ctx: CheckContext) -> None:
         if (resumed.get("result") or {}).get("stopReason") != "end_turn":
             wrong.setdefault(VER_LATER_MINOR, []).append(f"the 2.9 snapshot did not continue: {resumed}")
         rewritten = take_snapshot(ctx, out["agent"])
-        if rewritten.get("schemaVersion") != "2.0":
+        if rewritten.get("schemaVersion") != written_versions(ctx)[0]:
             wrong.setdefault(VER_WRITES_OWN, []).append(
                 f"after restoring a 2.9 snapshot it wrote schemaVersion {rewritten.get('schemaVersion')!r}"
             )
