@@ -11,6 +11,7 @@ Everything is the spec's JSON (conformance/README.md, TEAM AgentSpec/trace vocab
     client.invoke(agent, inp) -> dict                # inp: {"prompt": str} | {"content": [any JSON]}
                                                      #    | {"interruptResponses": [body: any JSON]}
                                                      #    | {"directToolCall": {"name", "input": {...}}}
+                                                     #    | {"abandon": {"message"?, "continueModel"?}}
         interruptResponses lists raw bodies, normally {"interruptId", "response", "metadata"?}; malformed
         ones (no id, a number as id, extra members, no response, metadata that is not an object) reach the
         runtime as they are (since harness protocol 2).
@@ -26,6 +27,11 @@ Everything is the spec's JSON (conformance/README.md, TEAM AgentSpec/trace vocab
                               "metadata"?, "answered": bool, "response"?}], "preservedToolUseIds": [str],
                               "pendingAssistantMessage"?: Message, "messages": [Message], "state": {...}}
         the agent's interrupt state without invoking it; only when "inspect" is in describe().capabilities.
+    client.list_pending(agent) -> {"pending": [PendingInterrupt]} | {"error": Error} | {"harness_error": str}
+    client.list_pending_snapshot(snapshot: dict | str, spec)  -> the same, for a snapshot document read
+        without restoring it (profile pending-list; the list is raw JSON, exactly as the runtime returned it).
+        Unlike every other RPC, a harness_error here is a value, not a fault: an adapter answers one for a
+        runtime without a listing API, and a check may want to say so.
     client.transcript -> list[dict]                  # every RPC so far: {"rpc", "request", "response"} (JSON)
     client.mark() -> int; client.transcript_text(since=mark) -> str   # readable RPC transcript for notes
 
@@ -86,8 +92,15 @@ from roc_conformance.pb.jsonmap import JsonMappingError
 from roc_conformance.pb.roc.conformance.v1 import harness_pb2 as hpb
 from roc_conformance.pb.roc.conformance.v1 import harness_pb2_grpc as hgrpc
 
-HARNESS_PROTOCOL_VERSION = 3
+HARNESS_PROTOCOL_VERSION = 4
 """The harness protocol version this suite speaks (``DescribeRequest.harness_protocol_version``)."""
+
+SPEC_1_1_PROFILES = frozenset({"decisions", "abandon", "expiry", "pending-list", "idempotent-resume"})
+"""The profiles of RoC 1.1; harness protocol 4 is the first that can drive them."""
+
+ACCEPTED_PROTOCOLS = frozenset({3, HARNESS_PROTOCOL_VERSION})
+"""Protocols the suite accepts: 4, and 3 from an adapter that claims none of ``SPEC_1_1_PROFILES`` (protocol 4
+only added messages, fields and an RPC that such an adapter is never sent)."""
 
 PROTOCOL_CHANGES: dict[int, tuple[str, ...]] = {
     2: (
@@ -115,6 +128,21 @@ PROTOCOL_CHANGES: dict[int, tuple[str, ...]] = {
         "field unset: a null reason is no reason)",
         "for a runtime that does not claim \"hooks\" the trace needs only invocation_start, invocation_end, "
         "model_call, tool_start and tool_end; the suite ignores other kinds there",
+    ),
+    4: (
+        "the RoC 1.1 profiles \"decisions\", \"abandon\", \"expiry\", \"pending-list\" and "
+        "\"idempotent-resume\" can be claimed; an adapter that claims none of them may keep speaking "
+        "protocol 3",
+        "InterruptStep gains expires_at (5), on_expiry (6, ExpiryOutcome {decision, message?}), passed to "
+        "the raise as they are, and handle_decision (7): the program takes {\"decision\", \"message\"?} of a "
+        "decline or cancel as the last answer and goes on",
+        "InvokeRequest.input gains abandon (8, Abandon {message?, continue_model}): the runtime's abandon "
+        "operation, then \"continue\" when continue_model is true, else \"end\"",
+        "new RPC ListPending: the pending interrupts of an agent, or of a snapshot document (SnapshotSource "
+        "{snapshot_json, spec}) read without restoring it, as raw JSON (pending), an Error or a HarnessError",
+        "roc.v1 data model (spec 1.1): Decision, InterruptResponse.decision (4) and message (5), "
+        "Interrupt.on_expiry (10), decision (11) and message (12), STOP_REASON_ABANDONED (9), "
+        "PendingInterrupt, PendingAnswer, InterruptState.consumed (4), AbandonInput",
     ),
 }
 """What each harness protocol version changed from the one before (the changelog of conformance/README.md
@@ -146,6 +174,7 @@ class Timeouts:
     restore_agent: float = 10.0
     dispose_agent: float = 5.0
     inspect_agent: float = 5.0
+    list_pending: float = 10.0
 
     def scaled(self, factor: float) -> Timeouts:
         return Timeouts(*(getattr(self, f) * factor for f in self.__dataclass_fields__))
@@ -312,8 +341,13 @@ class HarnessClient:
         doc = self._decode("Describe", reply)
         self._record("Describe", req_json, doc)
         version = int(doc.get("harnessProtocolVersion", 0))
-        if version != HARNESS_PROTOCOL_VERSION:
+        if version not in ACCEPTED_PROTOCOLS:
             raise self._fault(ProtocolMismatch("Describe", protocol_mismatch_message(version)))
+        too_new = sorted(SPEC_1_1_PROFILES & set(doc.get("profiles", [])))
+        if version < HARNESS_PROTOCOL_VERSION and too_new:
+            raise self._fault(
+                ProtocolMismatch("Describe", protocol_mismatch_message(version, claimed=too_new))
+            )
         return Description(
             harness_protocol_version=version,
             implementation=dict(doc.get("implementation", {})),
@@ -457,6 +491,45 @@ class HarnessClient:
         inspection.setdefault("state", {})
         return inspection
 
+    def list_pending(self, agent: str) -> dict[str, Any]:
+        """The agent's pending interrupts (profile pending-list), read without invoking it.
+
+        ``{"pending": [...]}`` (raw JSON, unchecked), ``{"error": Error}``, or ``{"harness_error": message}``
+        when the adapter cannot list (a value here, so a check can report it as ERROR with the reason).
+        """
+        return self._list_pending(hpb.ListPendingRequest(agent=agent), {"agent": agent})
+
+    def list_pending_snapshot(self, snapshot: dict[str, Any] | str, spec: dict[str, Any]) -> dict[str, Any]:
+        """The pending interrupts of a snapshot document, read without restoring it; as ``list_pending``.
+
+        ``spec`` is the scenario whose configuration (integrity keys) reads the document, as for a restore.
+        """
+        text = snapshot if isinstance(snapshot, str) else json.dumps(snapshot, ensure_ascii=False)
+        _check_tool_names(spec)
+        try:
+            source = hpb.SnapshotSource(snapshot_json=text, spec=wire.agent_spec_to_proto(spec))
+        except JsonMappingError as exc:
+            raise ValueError(f"not a valid AgentSpec: {exc}") from exc
+        return self._list_pending(
+            hpb.ListPendingRequest(snapshot=source), {"snapshot": {"snapshot": snapshot, "spec": spec}}
+        )
+
+    def _list_pending(self, req: hpb.ListPendingRequest, req_json: dict[str, Any]) -> dict[str, Any]:
+        reply = self._call("ListPending", self._stub.ListPending, req, self.timeouts.list_pending, req_json)
+        doc = self._decode("ListPending", reply)
+        self._record("ListPending", req_json, doc)
+        if "harnessError" in doc:
+            err = doc["harnessError"]
+            return {"harness_error": str(err.get("message", "")) if isinstance(err, dict) else str(err)}
+        if "error" in doc:
+            return {"error": doc["error"]}
+        pending = doc.get("pending")
+        if not isinstance(pending, list):
+            raise self._fault(AdapterError("ListPending", "reply carries no list, error or harness_error"))
+        for observe in self.observers:
+            observe("ListPending", doc)
+        return {"pending": pending}
+
     def dispose_agent(self, agent: str) -> None:
         req = hpb.DisposeAgentRequest(agent=agent)
         req_json = {"agent": agent}
@@ -477,9 +550,14 @@ def _check_tool_names(spec: dict[str, Any]) -> None:
         raise ValueError(f"not a valid AgentSpec: tool names {bad} break {TOOL_NAME.pattern}")
 
 
-def protocol_mismatch_message(adapter_version: int) -> str:
-    """Why the suite refuses an adapter's harness protocol, with what changed since the adapter's version."""
+def protocol_mismatch_message(adapter_version: int, *, claimed: list[str] | None = None) -> str:
+    """Why the suite refuses an adapter's harness protocol, with what changed since the adapter's version.
+
+    ``claimed``: profiles of RoC 1.1 that an adapter speaking an older, otherwise accepted protocol claims.
+    """
     head = f"adapter speaks harness protocol {adapter_version}, suite speaks {HARNESS_PROTOCOL_VERSION}"
+    if claimed:
+        head += f", and protocol {adapter_version} cannot drive the profiles it claims ({', '.join(claimed)})"
     if adapter_version > HARNESS_PROTOCOL_VERSION:
         return f"{head}; use a suite that speaks protocol {adapter_version}"
     changes = [

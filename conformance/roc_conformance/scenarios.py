@@ -33,8 +33,77 @@ def turn(*blocks: dict[str, JSON]) -> dict[str, JSON]:
     return {"content": list(blocks)}
 
 
-def interrupt(name: str, reason: JSON = _ABSENT) -> dict[str, JSON]:
-    return {"interrupt": {"name": name} if reason is _ABSENT else {"name": name, "reason": reason}}
+def interrupt(
+    name: str,
+    reason: JSON = _ABSENT,
+    *,
+    handle_decision: bool = False,
+    expires_at: str | None = None,
+    on_expiry: Mapping[str, JSON] | None = None,
+) -> dict[str, JSON]:
+    """An interrupt step. ``handle_decision``: a decline or cancel becomes the last answer
+    (``{"decision", "message"?}``) instead of the default outcome; ``expires_at`` / ``on_expiry`` are passed
+    to the raise as they are (harness protocol 4)."""
+    step: dict[str, JSON] = {"name": name}
+    if reason is not _ABSENT:
+        step["reason"] = reason
+    if expires_at is not None:
+        step["expiresAt"] = expires_at
+    if on_expiry is not None:
+        step["onExpiry"] = dict(on_expiry)
+    if handle_decision:
+        step["handleDecision"] = True
+    return {"interrupt": step}
+
+
+def answer(
+    interrupt_id: str, response: JSON, *, metadata: Mapping[str, JSON] | None = None
+) -> dict[str, JSON]:
+    """An interruptResponse body that answers."""
+    body: dict[str, JSON] = {"interruptId": interrupt_id, "response": response}
+    if metadata is not None:
+        body["metadata"] = dict(metadata)
+    return body
+
+
+def _decision(
+    kind: str, interrupt_id: str, message: str | None, metadata: Mapping[str, JSON] | None
+) -> dict[str, JSON]:
+    body: dict[str, JSON] = {"interruptId": interrupt_id, "decision": kind}
+    if message is not None:
+        body["message"] = message
+    if metadata is not None:
+        body["metadata"] = dict(metadata)
+    return body
+
+
+def decline(
+    interrupt_id: str, message: str | None = None, *, metadata: Mapping[str, JSON] | None = None
+) -> dict[str, JSON]:
+    """An interruptResponse body that declines (profile decisions)."""
+    return _decision("decline", interrupt_id, message, metadata)
+
+
+def cancel_interrupt(
+    interrupt_id: str, message: str | None = None, *, metadata: Mapping[str, JSON] | None = None
+) -> dict[str, JSON]:
+    """An interruptResponse body that cancels (profile decisions). (``cancel`` is the hook step.)"""
+    return _decision("cancel", interrupt_id, message, metadata)
+
+
+def resume(*bodies: dict[str, JSON]) -> dict[str, JSON]:
+    """The Invoke input for response bodies."""
+    return {"interruptResponses": list(bodies)}
+
+
+def abandon(message: str | None = None, continue_model: bool = False) -> dict[str, JSON]:
+    """The Invoke input that abandons the pending batch (profile abandon)."""
+    body: dict[str, JSON] = {}
+    if message is not None:
+        body["message"] = message
+    if continue_model:
+        body["continueModel"] = True
+    return {"abandon": body}
 
 
 def returns(value: JSON = _ABSENT) -> dict[str, JSON]:

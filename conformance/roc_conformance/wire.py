@@ -18,7 +18,7 @@ from roc_conformance.pb import jsonmap
 from roc_conformance.pb.jsonmap import JsonMappingError
 from roc_conformance.pb.roc.conformance.v1 import harness_pb2 as hpb
 
-INPUT_KINDS = ("prompt", "content", "interruptResponses", "directToolCall")
+INPUT_KINDS = ("prompt", "content", "interruptResponses", "directToolCall", "abandon")
 _REQUEST = "roc.conformance.v1.InvokeRequest"
 
 
@@ -65,6 +65,8 @@ def invoke_request(agent: str, inp: dict[str, Any]) -> hpb.InvokeRequest:
         raise JsonMappingError(f"{kind} must be a list")
     if kind == "directToolCall" and not (isinstance(value, dict) and isinstance(value.get("input"), dict)):
         raise JsonMappingError("directToolCall input must be a JSON object")
+    if kind == "abandon" and not isinstance(value, dict):
+        raise JsonMappingError("abandon must be an object {\"message\"?, \"continueModel\"?}")
     return cast(hpb.InvokeRequest, jsonmap.to_proto(_REQUEST, {"agent": agent, **inp}))
 
 

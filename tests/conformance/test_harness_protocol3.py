@@ -15,10 +15,10 @@ from roc_conformance.errors import ProtocolMismatch
 from roc_harness_support import VersionedServicer, client_for, serving, tool_spec
 
 
-def test_the_suite_and_the_reference_speak_protocol_3(client):
-    assert HARNESS_PROTOCOL_VERSION == 3
+def test_the_reference_keeps_protocol_3s_capabilities_and_profiles(client):
+    # Protocol 4 (test_harness_protocol4.py) changed neither the capabilities nor the former ones.
     desc = client.describe()
-    assert desc.harness_protocol_version == 3
+    assert desc.harness_protocol_version == HARNESS_PROTOCOL_VERSION
     assert desc.capabilities == CAPABILITIES == frozenset({"inspect"})
     # The three former capabilities are claimed as profiles, each once.
     assert desc.profiles >= FORMER_CAPABILITIES
@@ -30,9 +30,10 @@ def test_a_protocol_2_adapter_is_refused_with_what_changed():
         with pytest.raises(ProtocolMismatch) as caught:
             c.describe()
         message = str(caught.value)
-        assert "adapter speaks harness protocol 2, suite speaks 3" in message
-        for change in PROTOCOL_CHANGES[3]:
-            assert change in message
+        assert f"adapter speaks harness protocol 2, suite speaks {HARNESS_PROTOCOL_VERSION}" in message
+        for version in range(3, HARNESS_PROTOCOL_VERSION + 1):
+            for change in PROTOCOL_CHANGES[version]:
+                assert change in message
         assert not any(change in message for change in PROTOCOL_CHANGES[2])  # only what changed since 2
         with pytest.raises(ProtocolMismatch):  # latched: nothing more reaches a protocol 2 adapter
             c.create_agent(tool_spec())

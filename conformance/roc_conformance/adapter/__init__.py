@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from roc_conformance.adapter.model import EXHAUSTED_TEXT, ModelReply, ScriptedModel, uses_tools
 from roc_conformance.adapter.programs import (
+    DecisionOf,
     ProgramRun,
     ScenarioError,
     StateView,
@@ -51,7 +52,7 @@ from roc_conformance.adapter.service import (
 from roc_conformance.adapter.stores import StoreDirectories
 from roc_conformance.adapter.trace import Trace, run_hook
 
-KIT_VERSION = "1.0.0"
+KIT_VERSION = "1.1.0"
 
 __all__ = [
     "EXHAUSTED_TEXT",
@@ -60,6 +61,7 @@ __all__ = [
     "MAX_LIVE_AGENTS",
     "AdapterError",
     "AdapterInfo",
+    "DecisionOf",
     "DirectToolCall",
     "HarnessService",
     "HookProgram",

@@ -6,7 +6,11 @@ answers its ``interrupt`` steps receive. Scenario semantics (conformance/README.
 * ``interrupt{name, reason? | reasonFromState?, metadata?}``: ask, or, on replay, receive the stored answer;
   with ``reasonFromState`` the reason is ``state[key]`` at the raise (absent: no reason), so a replay after
   the state changed passes a different reason (ROC-STOP-011); a null reason is no reason (spec 2.1);
-  ``metadata`` (harness protocol 3) goes to the raise API's ``metadata`` keyword as it is;
+  ``metadata`` (harness protocol 3) goes to the raise API's ``metadata`` keyword as it is, and so do
+  ``expiresAt`` and ``onExpiry`` (harness protocol 4) to its ``expires_at`` and ``on_expiry`` keywords;
+  with ``handleDecision`` (harness protocol 4) a decline or cancel the raise reports is handled: the
+  program takes ``{"decision": d, "message"?: m}`` as the last answer and goes on; without it the decision
+  propagates, so the runtime applies its default outcome;
 * ``return{value?}`` (tool): success ``[{"json": {"answers": [...], "value": value}}]``;
 * ``fail{message}`` (tool): error ``[{"text": message}]``;
 * ``cancel{message}`` / ``cancelIf{answerNotIn, message}`` (hook): cancel the tool or the batch
@@ -79,10 +83,45 @@ def parse_steps(raw: Any, allowed: frozenset[str], where: str) -> tuple[Step, ..
             raise ScenarioError(f"{where}[{i}]: interrupt takes a reason or a reasonFromState key, not both")
         if op == "interrupt" and "metadata" in args and not isinstance(args["metadata"], dict):
             raise ScenarioError(f"{where}[{i}]: interrupt metadata must be an object")
+        if op == "interrupt":
+            _check_decision_args(args, f"{where}[{i}]")
         if op in ("skipIfState", "setState") and not isinstance(args.get("key"), str):
             raise ScenarioError(f"{where}[{i}]: {op} needs a key")
         steps.append(Step(op, dict(args)))
     return tuple(steps)
+
+
+def _check_decision_args(args: Mapping[str, Any], where: str) -> None:
+    """The harness shapes of an interrupt step's protocol 4 members; their values reach the raise as sent."""
+    if "expiresAt" in args and not isinstance(args["expiresAt"], str):
+        raise ScenarioError(f"{where}: interrupt expiresAt must be a string")
+    on_expiry = args.get("onExpiry")
+    if "onExpiry" in args and not (
+        isinstance(on_expiry, dict)
+        and isinstance(on_expiry.get("decision"), str)
+        and isinstance(on_expiry.get("message", ""), str)
+    ):
+        raise ScenarioError(f"{where}: interrupt onExpiry must be {{decision: string, message?: string}}")
+    if "handleDecision" in args and not isinstance(args["handleDecision"], bool):
+        raise ScenarioError(f"{where}: interrupt handleDecision must be a boolean")
+
+
+DecisionOf = Callable[[BaseException], Mapping[str, Any] | None]
+"""Recognises the runtime's decision signal: the ``{"decision", "message"?}`` of a decline or cancel the raise
+reported (ROC-DECIDE-003), or ``None`` for any other exception (a pause, a refusal)."""
+
+
+def _raise_kwargs(args: Mapping[str, Any]) -> dict[str, Any]:
+    """The raise API's keywords for the members a step has; none for a step without them, so a raise API
+    that lacks a keyword still runs every scenario that does not use it."""
+    extra: dict[str, Any] = {}
+    if "metadata" in args:
+        extra["metadata"] = args["metadata"]
+    if "expiresAt" in args:
+        extra["expires_at"] = args["expiresAt"]
+    if "onExpiry" in args:
+        extra["on_expiry"] = dict(args["onExpiry"])
+    return extra
 
 
 @dataclass(frozen=True)
@@ -114,12 +153,18 @@ def _reason(args: Mapping[str, Any], state: StateView) -> Any:
 
 
 def run_program(
-    steps: Sequence[Step], *, interrupt: Callable[..., Any] | None, state: StateView
+    steps: Sequence[Step],
+    *,
+    interrupt: Callable[..., Any] | None,
+    state: StateView,
+    decision_of: DecisionOf | None = None,
 ) -> ProgramRun:
     """Run ``steps``; ``interrupt(name, reason)`` returns the answer or raises the runtime's pause signal.
 
-    A step with ``metadata`` calls ``interrupt(name, reason, metadata=...)``; one without calls it with two
-    arguments only, so a raise API without the keyword still runs every scenario that does not use it.
+    A step with ``metadata``, ``expiresAt`` or ``onExpiry`` passes them as the keywords ``metadata``,
+    ``expires_at`` and ``on_expiry``; one without calls it with two arguments only. ``decision_of``
+    recognises the runtime's decision signal; a step with ``handleDecision`` needs it (an adapter that
+    cannot recognise decisions does not claim the profile ``decisions``).
     """
     run = ProgramRun()
     last: Any = _NO_ANSWER
@@ -128,8 +173,16 @@ def run_program(
         if step.op == "interrupt":
             if interrupt is None:
                 raise ScenarioError("this program cannot interrupt")
-            extra = {"metadata": args["metadata"]} if "metadata" in args else {}
-            answer = interrupt(args["name"], _reason(args, state), **extra)
+            handle = bool(args.get("handleDecision", False))
+            if handle and decision_of is None:
+                raise ScenarioError("this adapter cannot hand a decision to the program (handleDecision)")
+            try:
+                answer = interrupt(args["name"], _reason(args, state), **_raise_kwargs(args))
+            except Exception as exc:
+                decided = decision_of(exc) if handle and decision_of is not None else None
+                if decided is None:
+                    raise
+                answer = dict(decided)
             run.answers.append(answer)
             last = answer
         elif step.op == "return":

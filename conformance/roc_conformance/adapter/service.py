@@ -81,10 +81,10 @@ class AdapterInfo:
     language_version: str = field(default_factory=platform.python_version)
     homepage: str = ""
     not_applicable: Mapping[str, str] = field(default_factory=dict)  # profile -> why it cannot apply
-    capabilities: tuple[str, ...] = ()  # adapter features; protocol 3 knows "inspect"
+    capabilities: tuple[str, ...] = ()  # adapter features; protocols 3 and 4 know "inspect"
 
 
-InputKind = Literal["prompt", "content", "interruptResponses"]
+InputKind = Literal["prompt", "content", "interruptResponses", "abandon"]
 
 
 @dataclass(frozen=True)
@@ -94,7 +94,9 @@ class InvokeInput:
     ``value`` is what to hand the runtime: the prompt text for ``prompt``, the list of content blocks
     for ``content``, and for ``interruptResponses`` the list of response blocks, each body wrapped as
     ``{"interruptResponse": body}`` (README, "Invoke input JSON"). A malformed block or body must reach
-    the runtime, whose own validation is what the suite judges.
+    the runtime, whose own validation is what the suite judges. For ``abandon`` (profile abandon, harness
+    protocol 4) it is the abandon operation's arguments, ``{"message"?: str, "then": "end" | "continue"}``,
+    and the service calls ``RuntimeAdapter.abandon`` instead of ``invoke``.
     """
 
     kind: InputKind
@@ -113,7 +115,8 @@ class RuntimeAdapter(ABC, Generic[AgentT]):
     """The SDK side of an adapter. ``AgentT`` is whatever the adapter keeps per agent.
 
     Required: ``info``, ``create``, ``invoke``, ``messages``, ``state``. Optional (each answers a clear
-    harness_error by default): ``call_tool``, ``snapshot``, ``restore``, ``inspect``. Raise ``Refused``
+    harness_error by default): ``call_tool``, ``snapshot``, ``restore``, ``inspect``, ``abandon``,
+    ``pending``, ``pending_of_snapshot``. Raise ``Refused``
     for a refusal of the runtime, or override ``error_json`` to recognise the runtime's own error type.
     Every method is called with the agent's lock held, never for two requests on one agent at once.
     """
@@ -161,6 +164,21 @@ class RuntimeAdapter(ABC, Generic[AgentT]):
     def inspect(self, agent: AgentT) -> dict[str, Any]:
         """InspectAgent: the ``AgentInspection`` JSON (capability ``inspect``), changing nothing."""
         raise Unsupported("this adapter does not implement InspectAgent (capability inspect)")
+
+    def abandon(self, agent: AgentT, inp: InvokeInput) -> dict[str, Any]:
+        """Abandon the pending batch (profile abandon): ``inp.value`` is ``{"message"?, "then"}``; the
+        ``AgentResult`` JSON."""
+        raise Unsupported("this adapter does not implement abandon (profile abandon)")
+
+    def pending(self, agent: AgentT) -> list[Any]:
+        """ListPending for an agent (profile pending-list): the runtime's list of PendingInterrupt JSON, as
+        it returned it, changing nothing."""
+        raise Unsupported("this adapter does not implement ListPending (profile pending-list)")
+
+    def pending_of_snapshot(self, snapshot_json: str, scenario: Scenario) -> list[Any]:
+        """ListPending for a snapshot document (the text as sent), read without restoring it; ``scenario``
+        gives the configuration (integrity keys) a restore would use."""
+        raise Unsupported("this adapter does not implement ListPending (profile pending-list)")
 
     def error_json(self, exc: Exception) -> dict[str, Any] | None:
         """The RoC Error JSON when ``exc`` is the runtime's refusal, else ``None`` (default: none is)."""
@@ -356,7 +374,9 @@ class HarnessService(hgrpc.HarnessServiceServicer):
                 direct = DirectToolCall(str(call.get("name", "")), dict(call.get("input", {})))
                 doc["toolResult"] = self.adapter.call_tool(live.agent, direct)
             else:
-                result = self.adapter.invoke(live.agent, _invoke_input(inp))
+                given = _invoke_input(inp)
+                run = self.adapter.abandon if given.kind == "abandon" else self.adapter.invoke
+                result = run(live.agent, given)
                 doc["result"] = result
                 trace.emit("invocation_end", stopReason=result.get("stopReason"))
         except (ScenarioError, AdapterError) as exc:
@@ -473,6 +493,42 @@ class HarnessService(hgrpc.HarnessServiceServicer):
         except Exception as exc:
             return hpb.InspectAgentResponse(harness_error=_unexpected(exc))
 
+    def ListPending(
+        self, request: hpb.ListPendingRequest, context: grpc.ServicerContext
+    ) -> hpb.ListPendingResponse:
+        target = request.WhichOneof("target")
+        try:
+            if target == "agent":
+                live = self._get(request.agent)
+                if live is None:
+                    return hpb.ListPendingResponse(
+                        harness_error=harness_error(f"unknown agent handle {request.agent!r}")
+                    )
+                with live.lock:
+                    pending = self.adapter.pending(live.agent)
+            elif target == "snapshot":
+                scenario = parse_scenario(_spec_json(request.snapshot.spec))
+                pending = self.adapter.pending_of_snapshot(request.snapshot.snapshot_json, scenario)
+            else:
+                return hpb.ListPendingResponse(harness_error=harness_error("ListPending names no target"))
+        except (ScenarioError, JsonMappingError) as exc:
+            return hpb.ListPendingResponse(harness_error=harness_error(f"cannot build scenario: {exc}"))
+        except AdapterError as exc:
+            return hpb.ListPendingResponse(harness_error=harness_error(str(exc)))
+        except Exception as exc:
+            if (error := self._refusal(exc)) is not None:
+                return self._refused(hpb.ListPendingResponse, error)
+            # The reply has no crash arm: a listing that fails outside the closed set is reported as is.
+            return hpb.ListPendingResponse(harness_error=_unexpected(exc))
+        try:
+            return cast(
+                hpb.ListPendingResponse,
+                jsonmap.to_proto("roc.conformance.v1.ListPendingResponse", {"pending": list(pending)}),
+            )
+        except Exception as exc:
+            problem = harness_error(f"cannot encode the pending list: {exc!r}", traceback.format_exc())
+            return hpb.ListPendingResponse(harness_error=problem)
+
     def close(self) -> None:
         """Forget every agent and let the adapter release what it holds."""
         with self._lock:
@@ -485,6 +541,12 @@ def _invoke_input(inp: dict[str, Any]) -> InvokeInput:
         return InvokeInput("prompt", inp["prompt"])
     if "content" in inp:
         return InvokeInput("content", list(inp["content"]))
+    if "abandon" in inp:
+        body = inp["abandon"]
+        args: dict[str, Any] = {"then": "continue" if body.get("continueModel") else "end"}
+        if "message" in body:
+            args["message"] = body["message"]
+        return InvokeInput("abandon", args)
     # Wrapped, never checked: a body without a response or with a numeric id must reach the runtime, whose
     # rejection (ROC-RESUME-004/005) is what the suite judges.
     return InvokeInput("interruptResponses", wire.resume_blocks(list(inp["interruptResponses"])))

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from roc_conformance.adapter.programs import ProgramRun, StateView, ToolFailure, run_program
+from roc_conformance.adapter.programs import DecisionOf, ProgramRun, StateView, ToolFailure, run_program
 from roc_conformance.adapter.scenario import HookProgram
 
 
@@ -89,19 +89,26 @@ class Trace:
         self.emit("tool_end", toolUseId=tool_use_id, outcome=outcome)
 
     @contextmanager
-    def tool_body(self, tool_use_id: str, name: str) -> Iterator[None]:
+    def tool_body(
+        self, tool_use_id: str, name: str, *, decision_of: DecisionOf | None = None
+    ) -> Iterator[None]:
         """Around a tool body: ``tool_start`` on entry, ``tool_end`` on the way out.
 
         The outcome follows how the block ends: normally, ``returned``; with ``ToolFailure`` (a ``fail``
-        step), ``failed``; with any other exception, ``interrupted``: the body stopped at an interrupt call,
-        whether the runtime paused it (its pause signal) or refused the interrupt (its error). The exception
-        always propagates, for the runtime to handle.
+        step) or a decision the body did not handle (what ``decision_of`` recognises; the runtime makes it
+        an error result, ROC-DECIDE-004), ``failed``; with any other exception, ``interrupted``: the body
+        stopped at an interrupt call, whether the runtime paused it (its pause signal) or refused the
+        interrupt (its error). The exception always propagates, for the runtime to handle.
         """
         self.tool_start(tool_use_id, name)
         try:
             yield
         except ToolFailure:
             self.tool_end(tool_use_id, "failed")
+            raise
+        except Exception as exc:
+            decided = decision_of is not None and decision_of(exc) is not None
+            self.tool_end(tool_use_id, "failed" if decided else "interrupted")
             raise
         except BaseException:
             self.tool_end(tool_use_id, "interrupted")
@@ -116,6 +123,7 @@ def run_hook(
     interrupt: Callable[..., Any] | None,
     state: StateView,
     tool_use_id: str | None = None,
+    decision_of: DecisionOf | None = None,
 ) -> ProgramRun:
     """Record ``hook_callback`` for a scenario callback, then run its program.
 
@@ -124,4 +132,4 @@ def run_hook(
     events. The caller applies ``run.cancel`` (``True``: cancel with the runtime's default message).
     """
     trace.hook_callback(hook.event, hook.index, tool_use_id if hook.per_tool else None)
-    return run_program(hook.steps, interrupt=interrupt, state=state)
+    return run_program(hook.steps, interrupt=interrupt, state=state, decision_of=decision_of)
