@@ -193,6 +193,11 @@ _EXTRA: dict[str, dict[str, list[str]]] = {
     "cancel_not_carried": {"*": [reqs.CANCEL_NOT_CARRIED]},
     # The unit must stop again, but an answer from a rejected resume let it (and what follows) go on.
     "rejected_kept": {"*": [reqs.RESUME_UNCHANGED]},
+    # A decision the unit did not handle: the default outcome keeps the tool from running (DECIDE-005/006).
+    "btc_declined": {"*": [reqs.DECIDE_BTC]},
+    "bt_declined": {"*": [reqs.DECIDE_BT], "after_tool_call": [reqs.DECIDE_BT, reqs.CANCEL_BATCH_NO_ATC]},
+    "tool_declined": {"*": [reqs.DECIDE_TOOL]},
+    "abandoned": {"*": [reqs.ABANDON_RUNS_NOTHING]},
 }
 _MISSING: dict[str, list[str]] = {
     "rerun": [reqs.REPLAY_RERUN],
@@ -203,6 +208,8 @@ _MISSING: dict[str, list[str]] = {
     "cancel_not_carried": [reqs.CANCEL_NOT_CARRIED],
     "tool_cancel_empty": [reqs.CANCEL_EMPTY_MESSAGE],
     "rejected_kept": [reqs.RESUME_UNCHANGED],
+    "btc_declined": [reqs.DECIDE_BTC],
+    "tool_declined": [reqs.DECIDE_TOOL],
 }
 
 
@@ -236,6 +243,7 @@ def _must_not_run(outcome: Outcome, key: Key) -> bool:
         "tool_cancel",
         "tool_cancel_empty",
         "rejected_kept",
+        "btc_declined",
     )
 
 
@@ -295,7 +303,7 @@ def check_error(outcome: Outcome, observed: dict[str, JSON]) -> list[Violation]:
         )
     elif outcome.preferred is not None and code != outcome.preferred:
         out.append(
-            Violation([reqs.ERROR_ORDER], f"several faults: reported {code}, preferred {outcome.preferred}")
+            Violation([outcome.order_req], f"several faults: reported {code}, preferred {outcome.preferred}")
         )
     if not isinstance(err, dict) or not isinstance(err.get("message"), str) or not err.get("message"):
         out.append(Violation([reqs.ERROR_MESSAGE], f"error without a message: {_short(err)}"))
@@ -317,6 +325,12 @@ def check_error(outcome: Outcome, observed: dict[str, JSON]) -> list[Violation]:
 def _unexpected_error_ids(outcome: Outcome, code: str) -> list[str]:
     base = [reqs.RESUME_ACCEPT] if outcome.resumed else []
     partial = [reqs.PARTIAL] if reqs.PARTIAL in outcome.exercised else []
+    if outcome.abandon:
+        return [reqs.ABANDON_ACCEPT]  # an interrupted agent takes an abandon whatever is pending
+    if code == "INVALID_RESUME" and outcome.decided:
+        return [reqs.DECIDE_ACCEPT]  # a well-formed decision refused as malformed
+    if code == "EXPIRED" and outcome.decided:
+        return [reqs.DECIDE_EXPIRED, reqs.EXPIRY_ANSWER]  # a decision is accepted also when expired
     if code == "UNKNOWN_INTERRUPT" and set(outcome.answered) & outcome.rejected_named:
         # This resume answers an interrupt an earlier rejected resume named; the implementation calls it
         # unknown (already answered): the rejected input left its answer behind.
@@ -389,6 +403,11 @@ def check_interrupts(
                 if key in answered
                 else [reqs.STOP_ALL_INTERRUPTS]
             )
+            if key in outcome.decided:
+                ids_ = [
+                    reqs.DECIDE_DELIVERED,
+                    reqs.DECIDE_ANSWERED,
+                ]  # asked again instead of told the decision
             specific = False
             if key in outcome.withdrawn:
                 ids_ = [reqs.WITHDRAWN]  # its unit did not raise it again: withdrawn, never reported
@@ -439,6 +458,10 @@ def check_interrupts(
                     f"{key}: reason {_short(item.get('reason'))} != {_short(exp.reason)}",
                 )
             )
+        for member, req in (("expiresAt", reqs.EXPIRY_AT), ("onExpiry", reqs.EXPIRY_OUTCOME)):
+            if member in exp.extra and not same_canonical(item.get(member), exp.extra[member]):
+                wrong = f"{key}: {member} {_short(item.get(member))} != {_short(exp.extra[member])}"
+                out.append(Violation([req], wrong))
         src = item.get("source") or {}
         if key[0] == "before_tools":
             if src.get("toolUseId") is not None or src.get("toolName") is not None:
@@ -520,6 +543,8 @@ def check_result(
     check_interrupts(outcome, list(got), binder, found, executor)
     if stop != outcome.stop_reason:
         ids = [reqs.STOP_REASON] if outcome.stop_reason == "interrupt" else [reqs.REPLAY_ANSWER, reqs.LOOP]
+        if outcome.abandon:
+            ids = [reqs.ABANDON_THEN]
         wrong_stop = f"stopReason {stop!r}, expected {outcome.stop_reason!r}"
         if stop == "interrupt" and _stop_explained(found, got):
             # Every interrupt comes from a unit that a specific rule keeps from running (a cancel that was
@@ -534,6 +559,8 @@ def check_result(
     out += found
     if outcome.message is not None and not same_canonical(result.get("message"), outcome.message):
         ids = [reqs.STOP_MESSAGE] if outcome.stop_reason == "interrupt" else [reqs.RESULT_MESSAGE]
+        if outcome.stop_reason == "abandoned":
+            ids = [reqs.ABANDON_THEN]
         out.append(Violation(ids, f"message {_short(result.get('message'))} != {_short(outcome.message)}"))
     if outcome.trace_checked:
         trace = list(observed.get("trace") or [])
@@ -586,11 +613,14 @@ def check_trace(
             )
         else:
             ids = [reqs.CONTINUE]
+        if outcome.abandon:
+            ids = [reqs.ABANDON_THEN]  # "end" calls no model, "continue" calls it next
         out.append(Violation(ids, f"model calls {obs_turns}, expected {exp_turns}"))
     e_bt = [e.get("toolUseIds") for e in _events(exp, "before_tools")]
     o_bt = [e.get("toolUseIds") for e in _events(obs, "before_tools")]
     if len(e_bt) != len(o_bt):
-        out.append(Violation([reqs.BT_ONCE], f"{len(o_bt)} BeforeTools events, expected {len(e_bt)}"))
+        ids = [reqs.ABANDON_RUNS_NOTHING] if outcome.abandon and len(o_bt) > len(e_bt) else [reqs.BT_ONCE]
+        out.append(Violation(ids, f"{len(o_bt)} BeforeTools events, expected {len(e_bt)}"))
     elif not same_canonical(e_bt, o_bt):
         out.append(Violation([reqs.BT_FULL_MESSAGE], f"BeforeTools carried {o_bt}, expected {e_bt}"))
     e_btc = Counter(_tid(e) for e in _events(exp, "before_tool_call"))
@@ -640,6 +670,8 @@ def check_trace(
                 ids = [reqs.FANOUT] + ([reqs.REPLAY_HOOKS] if outcome.resumed else [])
             else:
                 ids = [reqs.BT_ONCE] if event == "BeforeTools" else _extra_ids(outcome, tuid, "hook")
+                if outcome.abandon and event == "BeforeTools":
+                    ids = [reqs.ABANDON_RUNS_NOTHING]
         elif event == "AfterToolCall":
             ids = (
                 _extra_ids(outcome, tuid, "after_tool_call")
@@ -759,6 +791,10 @@ _RESULT_RULE: dict[str, str] = {
     "unknown_tool": reqs.UNKNOWN_TOOL,
     "rejected_kept": reqs.RESUME_UNCHANGED,
     "cancel_not_carried": reqs.CANCEL_NOT_CARRIED,
+    "btc_declined": reqs.DECIDE_TEXT,
+    "bt_declined": reqs.DECIDE_TEXT,
+    "tool_declined": reqs.DECIDE_TEXT,
+    "abandoned": reqs.ABANDON_RESULTS,
 }
 
 

@@ -30,7 +30,19 @@ from typing import Any, Protocol
 from . import reqs
 from .check import IdBinder, Violation, _as, check_history, check_result
 from .copying import deep_copy
-from .engine import MISSING, Input, Key, OracleAgent, Outcome, Ref, Response, Resume, UnknownRef
+from .engine import (
+    MISSING,
+    Abandon,
+    Decided,
+    Input,
+    Key,
+    OracleAgent,
+    Outcome,
+    Ref,
+    Response,
+    Resume,
+    UnknownRef,
+)
 from .scenario import JSON, AgentSpec, canonical, parse_spec, same_canonical
 
 IN_SYNC, RESYNCED, TAINTED, ENDED = "in sync", "resynced", "tainted", "ended"
@@ -101,10 +113,12 @@ class Driver:
     # reads it, so answers a refused resume stored are found at that step, not by whatever step later
     # trips over them (a failed restore, a missing interrupt).
     inspect: bool = False
+    # The profiles the implementation claims (decisions, abandon and expiry change what it must accept).
+    profiles: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         self.spec = parse_spec(self.spec_doc)
-        self.oracle = OracleAgent(self.spec)
+        self.oracle = OracleAgent(self.spec, self.profiles)
         self.handle = self.impl.create_agent(self.spec_doc)
         self.log.append(Exchange({"rpc": "CreateAgent", "spec": self.spec_doc}, {"agent": self.handle}))
 
@@ -119,7 +133,8 @@ class Driver:
     def resume_input(
         self, answers: list[tuple[Ref | str, JSON]], *, omit_response: bool = False
     ) -> tuple[dict[str, JSON], Resume]:
-        """Wire and oracle forms of one resume; a str ref is a literal id (wrong or consumed)."""
+        """Wire and oracle forms of one resume; a str ref is a literal id (wrong or consumed); a ``Decided``
+        value sends a decision block (spec 11.1) instead of an answer."""
         wire: list[dict[str, JSON]] = []
         refs: list[Response] = []
         for ref, value in answers:
@@ -135,11 +150,28 @@ class Driver:
                 # An interrupt the implementation never reported has no id: send a stand-in.
                 iid = known if known is not None else f"unreported:{ref[0]}:{ref[1] or '-'}:{ref[2]}"
             item: dict[str, JSON] = {"interruptId": iid}
+            if isinstance(value, Decided):
+                item.update(value.body())
+                wire.append(item)
+                refs.append(
+                    Response(oref, deep_copy(value.response), value.decision, deep_copy(value.message))
+                )
+                continue
             if not omit_response:
                 item["response"] = deep_copy(value)
             wire.append(item)
             refs.append(Response(oref, MISSING if omit_response else deep_copy(value)))
         return {"interruptResponses": wire}, Resume(tuple(refs))
+
+    @staticmethod
+    def abandon_input(
+        message: JSON = MISSING, *, then_continue: bool = False
+    ) -> tuple[dict[str, JSON], Abandon]:
+        """Wire (harness protocol 4) and oracle forms of an abandon (profile abandon)."""
+        body: dict[str, JSON] = {} if message is MISSING else {"message": message}
+        if then_continue:
+            body["continueModel"] = True
+        return {"abandon": body}, Abandon(message, "continue" if then_continue else "end")
 
     # ---- steps ----------------------------------------------------------------------------------
 
@@ -311,8 +343,9 @@ class Driver:
                 if key is not None
                 else {"interruptId": str(r.get("interruptId"))}
             )
-            if "response" in r:
-                item["response"] = deep_copy(r["response"])
+            for member in ("response", "decision", "message"):
+                if member in r:
+                    item[member] = deep_copy(r[member])
             items.append(item)
         return {"interruptResponses": items}
 

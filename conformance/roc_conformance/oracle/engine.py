@@ -11,6 +11,7 @@ Deliberately independent of ``roc_reference``: the suite must not inherit the re
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from . import reqs
@@ -40,6 +41,13 @@ class _Missing:
 MISSING: Any = _Missing()
 CODES_ANY_RESUME_SHAPE = frozenset({"NOT_INTERRUPTED", "INVALID_RESUME"})
 
+# The fixed texts of spec chapter 11 (ROC-DECIDE-007, ROC-EXPIRY-005, ROC-ABANDON-003).
+DECLINE_TEXT = "The request was declined."
+CANCEL_TEXT = "The request was cancelled without a decision."
+EXPIRY_TEXT = "The request expired without an answer."
+ABANDON_TEXT = "The request was abandoned."
+DECISIONS = ("decline", "cancel")
+
 
 @dataclass(frozen=True)
 class UnknownRef:
@@ -63,6 +71,12 @@ Ref = Key | UnknownRef
 class Response:
     ref: Ref
     response: JSON  # MISSING when the block has no response member
+    decision: JSON = MISSING  # the block's ``decision`` member as sent (MISSING: absent, an answer)
+    message: JSON = MISSING  # ... and its ``message`` member
+
+    @property
+    def is_answer(self) -> bool:
+        return self.decision is MISSING or self.decision == "answer"
 
 
 @dataclass(frozen=True)
@@ -89,7 +103,28 @@ class Direct:
     input: JSON
 
 
-Input = Prompt | Resume | Mixed | Direct
+@dataclass(frozen=True)
+class Decided:
+    """A decision block's members as a caller sends them (spec 11.1); members MISSING are left out."""
+
+    decision: JSON
+    message: JSON = MISSING
+    response: JSON = MISSING  # only in a malformed decision (ROC-DECIDE-002)
+
+    def body(self) -> dict[str, JSON]:
+        members = {"decision": self.decision, "message": self.message, "response": self.response}
+        return {k: deep_copy(v) for k, v in members.items() if v is not MISSING}
+
+
+@dataclass(frozen=True)
+class Abandon:
+    """The abandon input (profile abandon): end the pending batch without asking the units again."""
+
+    message: JSON = MISSING  # MISSING: no message (the default text)
+    then: Literal["end", "continue"] = "end"
+
+
+Input = Prompt | Resume | Mixed | Direct | Abandon
 
 
 @dataclass
@@ -97,8 +132,32 @@ class Registered:
     key: Key
     reason: JSON  # MISSING when raised without a reason
     source: dict[str, JSON]
-    answered: bool = False
+    answered: bool = False  # answered or decided: no longer unanswered (ROC-DECIDE-008)
     response: JSON = None
+    decision: str | None = None  # "decline" / "cancel" when decided (response unused)
+    message: JSON = MISSING  # the decision's message (MISSING: none)
+    extra: dict[str, JSON] = field(default_factory=dict)  # expiresAt / onExpiry as raised (spec 11.3)
+
+    def decided(self) -> dict[str, JSON]:
+        """The decision as a unit that handles it receives it: ``{"decision", "message"?}``."""
+        return {"decision": self.decision, **({} if self.message is MISSING else {"message": self.message})}
+
+    def decision_text(self) -> str:
+        """ROC-DECIDE-007: the message exactly when there is one, else the fixed text."""
+        if self.message is not MISSING:
+            return str(self.message)
+        return DECLINE_TEXT if self.decision == "decline" else CANCEL_TEXT
+
+    def expired(self, now: datetime) -> bool:
+        """ROC-EXPIRY-003, for the deadlines the suite uses (a day or more away from its clock)."""
+        at = self.extra.get("expiresAt")
+        if not isinstance(at, str):
+            return False
+        try:
+            when = datetime.fromisoformat(at.replace("Z", "+00:00").replace("z", "+00:00"))
+        except ValueError:
+            return False
+        return when.tzinfo is not None and when <= now
 
 
 @dataclass(frozen=True)
@@ -106,6 +165,7 @@ class ExpectedInterrupt:
     key: Key
     reason: JSON  # MISSING: absent (or null) reason
     source: dict[str, JSON]
+    extra: dict[str, JSON] = field(default_factory=dict)  # expiresAt / onExpiry, reported unchanged
 
     @property
     def name(self) -> str:
@@ -138,6 +198,9 @@ class Outcome:
     # that kept that input's answers shows it here, by not asking them again (ROC-RESUME-010).
     rejected_named: set[Key] = field(default_factory=set)
     withdrawn: set[Key] = field(default_factory=set)  # withdrawn now: never reported again (ANSWER-005)
+    decided: set[Key] = field(default_factory=set)  # declined or cancelled (by the caller or by expiry)
+    abandon: bool = False  # the outcome of an accepted abandon (ROC-ABANDON-*)
+    order_req: str = reqs.ERROR_ORDER  # the SHOULD a code other than ``preferred`` breaks
 
     @property
     def is_error(self) -> bool:
@@ -162,6 +225,7 @@ class _DirectInterrupt(Exception):
 @dataclass
 class ProgramRun:
     raised: tuple[Key, JSON] | None = None
+    declined: str | None = None  # the text of a decision the unit did not handle (ROC-DECIDE-004..006)
     answers: list[JSON] = field(default_factory=list)
     cancel: str | None = None
     end: Literal["return", "fail", "none"] = "none"
@@ -195,8 +259,10 @@ def error_result(tool_use_id: str, message: str) -> dict[str, JSON]:
 class OracleAgent:
     """One agent as a conforming runtime would hold it. ``copy()`` is snapshot+restore."""
 
-    def __init__(self, spec: AgentSpec) -> None:
+    def __init__(self, spec: AgentSpec, profiles: frozenset[str] | set[str] = frozenset()) -> None:
         self.spec = spec
+        # The profiles the implementation claims: decisions, abandon and expiry change what it must accept.
+        self.profiles = frozenset(profiles)
         self.messages: list[dict[str, JSON]] = []
         self.state: dict[str, JSON] = deep_copy(spec.state)
         self.pending_assistant: dict[str, JSON] | None = None
@@ -219,6 +285,9 @@ class OracleAgent:
         self._answered_now: list[Key] = []
         self._reason_changed: set[Key] = set()
         self._withdrawn: set[Key] = set()  # withdrawn by this invocation's stop (ROC-ANSWER-005)
+        self._decided: set[Key] = set()  # decided by this invocation's input or by expiry
+        # expiresAt / onExpiry of the interrupt steps raised in this cycle, by key (registered at the stop)
+        self._raise_extra: dict[Key, dict[str, JSON]] = {}
         self._cycle_start = 0  # index in the trace where the current tool cycle began
         # Keys named by rejected resumes since the last accepted input (see Outcome.rejected_named). Private,
         # so the rollback of a failed invocation keeps it.
@@ -269,11 +338,15 @@ class OracleAgent:
         self._answered_now = []
         self._reason_changed = set()
         self._withdrawn = set()
+        self._decided = set()
+        self._raise_extra = {}
         self._completed = 0
         if isinstance(inp, Direct):
             out = self._direct(inp)
         elif isinstance(inp, Resume):
             out = self._resume(inp)
+        elif isinstance(inp, Abandon):
+            out = self._abandon(inp)
         elif self.activated:
             out = self._error(
                 {"INTERRUPT_PENDING"},
@@ -306,6 +379,8 @@ class OracleAgent:
         out.completed_batches = 0 if out.is_error else self._completed
         out.interrupted = set(self._interrupted)
         out.withdrawn = set() if out.is_error else set(self._withdrawn)
+        out.decided = {k for k, r in before.interrupts.items() if r.decision is not None}
+        out.decided |= set() if out.is_error else set(self._decided)
         self._track_rejected_answers(inp, before, out)
         return out
 
@@ -338,6 +413,7 @@ class OracleAgent:
         "INVALID_RESPONSE",
         "DUPLICATE_RESPONSE",
         "UNKNOWN_INTERRUPT",
+        "EXPIRED",  # ROC-EXPIRY-006 (SHOULD): after every code of ROC-RESUME-014
     )
 
     def _error(self, codes: set[str], *req_ids: str) -> Outcome:
@@ -347,6 +423,7 @@ class OracleAgent:
             codes=frozenset(codes),
             error_reqs=tuple(dict.fromkeys(req_ids)),
             preferred=preferred,
+            order_req=reqs.EXPIRY_ORDER if "EXPIRED" in codes else reqs.ERROR_ORDER,
             trace=list(self._trace),
             exercised={reqs.RESUME_UNCHANGED, reqs.RESUME_NOTHING_RUNS, *req_ids},
         )
@@ -367,7 +444,12 @@ class OracleAgent:
         req_ids: list[str] = []
         seen: set[Ref] = set()
         pending = set(self.pending_keys())
+        now = datetime.now(UTC)
         for r in inp.responses:
+            shape = self._decision_shape(r)
+            if shape is not None:
+                codes.add("INVALID_RESUME")
+                req_ids.append(shape)
             if isinstance(r.ref, UnknownRef) and r.ref.malformed:
                 codes.add("INVALID_RESUME")
                 req_ids.append(reqs.RESUME_MALFORMED)
@@ -379,11 +461,16 @@ class OracleAgent:
                         req_ids.append(reqs.CONSUMED_NOT_DELIVERED)
                 else:
                     req_ids.append(reqs.ANSWERED_UNKNOWN if r.ref in self.interrupts else reqs.WITHDRAWN)
+                    if r.ref in self.interrupts and self.interrupts[r.ref].decision is not None:
+                        req_ids.append(reqs.DECIDE_ANSWERED)
+            elif r.is_answer and "expiry" in self.profiles and self.interrupts[r.ref].expired(now):
+                codes.add("EXPIRED")  # ROC-EXPIRY-004: an answer that came too late
+                req_ids.append(reqs.EXPIRY_ANSWER)
             if r.ref in seen:
                 codes.add("DUPLICATE_RESPONSE")
                 req_ids.append(reqs.RESUME_DUPLICATE)
             seen.add(r.ref)
-            if r.response is None or r.response is MISSING:
+            if r.is_answer and (r.response is None or r.response is MISSING):
                 codes.add("INVALID_RESPONSE")
                 req_ids.append(reqs.RESUME_NULL)
         if codes:
@@ -394,10 +481,18 @@ class OracleAgent:
             assert not isinstance(r.ref, UnknownRef)
             reg = self.interrupts[r.ref]
             reg.answered = True
-            reg.response = deep_copy(r.response)
             self._answered_now.append(r.ref)
+            if not r.is_answer:
+                reg.decision, reg.message = str(r.decision), deep_copy(r.message)
+                self._decided.add(r.ref)
+                self._exercised.add(reqs.DECIDE_ACCEPT)
+                if reg.expired(now):
+                    self._exercised.add(reqs.DECIDE_EXPIRED)
+                continue
+            reg.response = deep_copy(r.response)
             if _falsy(r.response):
                 self._exercised.add(reqs.RESUME_PRESENCE)
+        self._resolve_expired(now)
         self._exercised |= {
             reqs.RESUME_ACCEPT,
             reqs.REPLAY_RERUN,
@@ -413,6 +508,94 @@ class OracleAgent:
         except _DuplicateName as exc:
             return self._error({"DUPLICATE_INTERRUPT_NAME"}, exc.req_id, reqs.ERROR_UNCHANGED)
         out.resumed = True
+        return out
+
+    def _decision_shape(self, r: Response) -> str | None:
+        """The requirement a block's decision members break (None: well-formed). Without the profile
+        ``decisions`` any such member makes the block malformed, as in RoC 1.0 (ROC-RESUME-004)."""
+        if r.decision is MISSING and r.message is MISSING:
+            return None
+        if "decisions" not in self.profiles:
+            return reqs.RESUME_MALFORMED
+        if r.decision is MISSING or r.decision == "answer":
+            return reqs.DECIDE_SHAPE if r.message is not MISSING else None
+        if r.decision not in DECISIONS or r.response is not MISSING:
+            return reqs.DECIDE_SHAPE
+        if r.message is not MISSING and not isinstance(r.message, str):
+            return reqs.DECIDE_SHAPE
+        return None
+
+    def _resolve_expired(self, now: datetime) -> None:
+        """ROC-EXPIRY-005: an accepted resume first resolves every expired interrupt it left unanswered."""
+        if "expiry" not in self.profiles:
+            return
+        for key in self.pending_keys():
+            reg = self.interrupts[key]
+            if not reg.expired(now):
+                continue
+            outcome = reg.extra.get("onExpiry")
+            outcome = outcome if isinstance(outcome, dict) else {}
+            reg.answered = True
+            reg.decision = str(outcome.get("decision", "decline"))
+            reg.message = outcome.get("message", EXPIRY_TEXT)
+            self._decided.add(key)
+            self._exercised |= {reqs.EXPIRY_RESOLVED, reqs.EXPIRY_CLOCK}
+
+    def _abandon(self, inp: Abandon) -> Outcome:
+        """ROC-ABANDON-001..005: complete the pending batch with error results, running no unit."""
+        if not self.activated:
+            return self._error({"NOT_INTERRUPTED"}, reqs.ABANDON_IDLE)
+        if inp.message is not MISSING and not isinstance(inp.message, str):
+            return self._error({"INVALID_INPUT"}, reqs.ABANDON_IDLE)
+        assert self.pending_assistant is not None
+        assistant = self.pending_assistant
+        text = ABANDON_TEXT if inp.message is MISSING else str(inp.message)
+        results = dict(self.completed)
+        uses = tool_uses(assistant["content"])
+        for u in uses:
+            tuid = str(u["toolUseId"])
+            if tuid in results:
+                self._why[tuid] = "preserved"
+            else:
+                results[tuid] = error_result(tuid, text)
+                self._why[tuid] = "abandoned"
+        self._append(deep_copy(assistant))
+        self._append(
+            {
+                "role": "user",
+                "content": [{"toolResult": deep_copy(results[str(u["toolUseId"])])} for u in uses],
+            }
+        )
+        self._exercised |= {
+            reqs.ABANDON_ACCEPT,
+            reqs.ABANDON_RESULTS,
+            reqs.ABANDON_RUNS_NOTHING,
+            reqs.ABANDON_THEN,
+            reqs.MESSAGE_ADDED,
+        }
+        if any(r.decision is not None for r in self.interrupts.values()):
+            self._exercised.add(reqs.DECIDE_ANSWERED)
+        self.consumed_names |= {(k[0], k[2]) for k in self.interrupts}
+        self.pending_assistant = None
+        self.completed = {}
+        self.interrupts = {}
+        self.owners = {}
+        self.stale_cancels = set()
+        self._completed += 1
+        if inp.then == "continue":
+            try:
+                out = self._loop()
+            except _DuplicateName as exc:
+                return self._error({"DUPLICATE_INTERRUPT_NAME"}, exc.req_id, reqs.ERROR_UNCHANGED)
+        else:
+            self._emit("invocation_end", stopReason="abandoned")
+            out = Outcome(
+                kind="result",
+                stop_reason="abandoned",
+                message=deep_copy(assistant),
+                trace=list(self._trace),
+            )
+        out.abandon = True
         return out
 
     def _direct(self, inp: Direct) -> Outcome:
@@ -498,7 +681,7 @@ class OracleAgent:
 
     def _expected(self, key: Key) -> ExpectedInterrupt:
         reg = self.interrupts[key]
-        return ExpectedInterrupt(key, deep_copy(reg.reason), dict(reg.source))
+        return ExpectedInterrupt(key, deep_copy(reg.reason), dict(reg.source), deep_copy(reg.extra))
 
     def _matching(self, event: str, names: list[str]) -> list[HookDef]:
         return [h for h in self.spec.hooks_for(event) if h.tool_name is None or h.tool_name in names]
@@ -514,12 +697,18 @@ class OracleAgent:
         self._emit("before_tools", toolUseIds=list(ids))
         raised: list[tuple[Key, JSON, dict[str, JSON]]] = []
         cancel: str | None = None
+        bt_declined = False
         bt_hooks = self._matching("BeforeTools", [u["name"] for u in uses])
         for hook in bt_hooks:
             self._emit("hook_callback", event="BeforeTools", hookIndex=hook.index)
             run = self._run_hook(hook, "before_tools", None, None)
             if run.raised is not None:
                 raised.append((*run.raised, {"kind": "before_tools"}))
+            if run.declined is not None:
+                # ROC-DECIDE-006: as if the callback had set cancel to the decision text and returned.
+                run.cancel = run.declined
+                bt_declined = True
+                self._exercised.add(reqs.DECIDE_BT)
             if run.cancel is not None:
                 cancel = run.cancel
         self._exercised |= {reqs.BT_ONCE, reqs.BT_FULL_MESSAGE, reqs.TOOL_BATCH}
@@ -555,6 +744,8 @@ class OracleAgent:
                     # An empty message is its own situation: a runtime that tests the cancel by truthiness
                     # runs the tools anyway, which breaks ROC-CANCEL-004, not the batch-cancel rule.
                     self._why[u["toolUseId"]] = "batch_cancel_empty" if cancel == "" else "batch_cancel"
+                    if bt_declined:
+                        self._why[u["toolUseId"]] = "bt_declined"
         else:
             for u in uses:
                 if u["toolUseId"] in results:
@@ -620,6 +811,7 @@ class OracleAgent:
         for key, reason, source in raised:
             if key not in self.interrupts:
                 self.interrupts[key] = Registered(key, deep_copy(reason), source)
+                self.interrupts[key].extra = self._raise_extra.get(key, {})
             elif not _same_reason(self.interrupts[key].reason, reason):
                 # ROC-STOP-011: the replayed unit passed another reason; the first one stays.
                 self._exercised.add(reqs.REASON_KEPT)
@@ -657,6 +849,7 @@ class OracleAgent:
         self._emit("before_tool_call", toolUseId=tuid)
         raised: list[tuple[Key, JSON, dict[str, JSON]]] = []
         cancel: str | None = None
+        btc_declined = False
         hooks = self._matching("BeforeToolCall", [name])
         for hook in hooks:
             self._emit("hook_callback", event="BeforeToolCall", hookIndex=hook.index, toolUseId=tuid)
@@ -665,6 +858,11 @@ class OracleAgent:
                 raised.append(
                     (*run.raised, {"kind": "before_tool_call", "toolUseId": tuid, "toolName": name})
                 )
+            if run.declined is not None:
+                # ROC-DECIDE-005: as if the callback had set cancel_tool to the decision text and returned.
+                run.cancel = run.declined
+                btc_declined = True
+                self._exercised.add(reqs.DECIDE_BTC)
             if run.cancel is not None:
                 cancel = run.cancel
         self._exercised.add(reqs.BTC_ONCE)
@@ -684,6 +882,8 @@ class OracleAgent:
                 self._exercised.add(reqs.CANCEL_EMPTY_MESSAGE)
             # As for the batch: an ignored "" cancel breaks ROC-CANCEL-004 (see check._EXTRA).
             self._why[tuid] = "tool_cancel_empty" if cancel == "" else "tool_cancel"
+            if btc_declined:
+                self._why[tuid] = "btc_declined"
             result = error_result(tuid, cancel)
         else:
             if self.stale_cancels & {("before_tools", None), ("before_tool_call", tuid)}:
@@ -718,7 +918,13 @@ class OracleAgent:
                 result = self._tool_result(tuid, run)
                 if run.end == "fail":
                     self._exercised.add(reqs.TOOL_FAIL)
-                self._emit("tool_end", toolUseId=tuid, outcome="failed" if run.end == "fail" else "returned")
+                if run.declined is not None:
+                    # ROC-DECIDE-004: an error result holding the decision text; the batch goes on.
+                    self._exercised |= {reqs.DECIDE_TOOL, reqs.TOOL_FAIL}
+                    self._why[tuid] = "tool_declined"
+                    result = error_result(tuid, run.declined)
+                failed = run.end == "fail" or run.declined is not None
+                self._emit("tool_end", toolUseId=tuid, outcome="failed" if failed else "returned")
         self._emit("after_tool_call", toolUseId=tuid, status=result["status"])
         for hook in self._matching("AfterToolCall", [name]):
             self._emit("hook_callback", event="AfterToolCall", hookIndex=hook.index, toolUseId=tuid)
@@ -774,6 +980,16 @@ class OracleAgent:
                 names_this_run.add(a["name"])
                 self.owners[key] = unit
                 reg = self.interrupts.get(key)
+                if reg is not None and reg.answered and reg.decision is not None:
+                    # ROC-DECIDE-003: the raise reports the decision; a step with handleDecision takes it as
+                    # its answer and goes on, any other stops the unit with the default outcome.
+                    self._exercised |= {reqs.DECIDE_DELIVERED, reqs.DECIDE_TEXT}
+                    if not a.get("handleDecision"):
+                        run.declined = reg.decision_text()
+                        return run
+                    run.answers.append(reg.decided())
+                    last = reg.decided()
+                    continue
                 if reg is not None and reg.answered:
                     run.answers.append(deep_copy(reg.response))
                     last = reg.response
@@ -784,6 +1000,12 @@ class OracleAgent:
                 if len(names_this_run) > 1:
                     self._exercised |= {reqs.FURTHER_INTERRUPT, reqs.MULTI_ANSWERS}
                 run.raised = (key, self._reason(a))
+                extra: dict[str, JSON] = {m: deep_copy(a[m]) for m in ("expiresAt", "onExpiry") if m in a}
+                if extra:
+                    self._raise_extra[key] = extra
+                    self._exercised |= {
+                        reqs.EXPIRY_AT if m == "expiresAt" else reqs.EXPIRY_OUTCOME for m in extra
+                    }
                 return run
             if step.op == "return":
                 run.end, run.value = "return", deep_copy(a.get("value"))

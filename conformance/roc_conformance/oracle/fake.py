@@ -12,7 +12,20 @@ import itertools
 from dataclasses import dataclass
 from typing import Any
 
-from .engine import MISSING, Direct, Input, Key, Mixed, OracleAgent, Prompt, Ref, Response, Resume, UnknownRef
+from .engine import (
+    MISSING,
+    Abandon,
+    Direct,
+    Input,
+    Key,
+    Mixed,
+    OracleAgent,
+    Prompt,
+    Ref,
+    Response,
+    Resume,
+    UnknownRef,
+)
 from .scenario import JSON, parse_spec
 
 
@@ -30,6 +43,9 @@ def to_input(inp: dict[str, JSON], resolve: Any) -> Input:
     if "directToolCall" in inp:
         call = inp["directToolCall"]
         return Direct(str(call.get("name")), call.get("input"))
+    if "abandon" in inp:
+        body = inp["abandon"]
+        return Abandon(body.get("message", MISSING), "continue" if body.get("continueModel") else "end")
     if "interruptResponses" in inp:
         blocks = [{"interruptResponse": r} for r in inp["interruptResponses"]]
     elif "content" in inp:
@@ -52,13 +68,21 @@ def to_input(inp: dict[str, JSON], resolve: Any) -> Input:
             not isinstance(r, dict)
             or not isinstance(iid, str)
             or not iid
-            or set(r) - {"interruptId", "response"}
+            or set(r) - {"interruptId", "response", "decision", "message"}
             or set(b) != {"interruptResponse"}  # a member beside the body: malformed too (spec §3.4)
         ):
             ref = UnknownRef(repr(iid), malformed=True)
         else:
             ref = resolve(iid)
-        out.append(Response(ref, r["response"] if isinstance(r, dict) and "response" in r else MISSING))
+        body = r if isinstance(r, dict) else {}
+        out.append(
+            Response(
+                ref,
+                body.get("response", MISSING),
+                body.get("decision", MISSING),
+                body.get("message", MISSING),
+            )
+        )
     return Resume(tuple(out))
 
 
@@ -90,7 +114,7 @@ class FakeImplementation:
 
     def create_agent(self, spec: dict[str, JSON]) -> str:
         handle = f"agent-{next(self._seq)}"
-        self._agents[handle] = self.agent_factory(parse_spec(spec))
+        self._agents[handle] = self.agent_factory(parse_spec(spec), self.profiles)
         return handle
 
     def dispose_agent(self, agent: str) -> None:
@@ -115,6 +139,7 @@ class FakeImplementation:
             item: dict[str, JSON] = {"id": self.mint_id(a, i.key), "name": i.name, "source": dict(i.source)}
             if i.reason is not MISSING:
                 item["reason"] = i.reason
+            item.update(copy.deepcopy(i.extra))
             interrupts.append(item)
         message = outcome.message if outcome.message is not None else copy.deepcopy(a.pending_assistant)
         doc["result"] = {"stopReason": outcome.stop_reason, "message": message, "interrupts": interrupts}

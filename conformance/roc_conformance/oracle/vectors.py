@@ -16,7 +16,7 @@ from typing import Any
 
 from .check import Violation, check_messages
 from .driver import Driver, Implementation
-from .engine import MISSING, Input, Key, OracleAgent, Outcome, Ref, Response, Resume, UnknownRef
+from .engine import MISSING, Decided, Input, Key, OracleAgent, Outcome, Ref, Response, Resume, UnknownRef
 from .fake import to_input
 from .scenario import JSON, canonical, parse_spec
 
@@ -174,30 +174,40 @@ class VectorRun:
         return hits[0]
 
 
+def _value(r: dict[str, JSON]) -> JSON:
+    """A block's response, or its decision members (spec 11.1) as a ``Decided``."""
+    if "decision" in r or "message" in r:
+        return Decided(r.get("decision", MISSING), r.get("message", MISSING), r.get("response", MISSING))
+    return r.get("response", MISSING)
+
+
 def _refs(inp: dict[str, JSON], run: VectorRun) -> list[tuple[Ref | str, JSON]]:
     return [
-        (
-            run.find(r["interrupt"]) if "interrupt" in r else str(r.get("interruptId")),
-            r.get("response", MISSING),
-        )
+        (run.find(r["interrupt"]) if "interrupt" in r else str(r.get("interruptId")), _value(r))
         for r in inp["interruptResponses"]
     ]
+
+
+def _response(ref: Ref | str, value: JSON) -> Response:
+    oref = UnknownRef(ref, malformed=not ref) if isinstance(ref, str) else ref
+    if isinstance(value, Decided):
+        return Response(oref, value.response, value.decision, value.message)
+    return Response(oref, value)
 
 
 def oracle_input(inp: dict[str, JSON], run: VectorRun) -> Input:
     if "interruptResponses" not in inp:
         return to_input(inp, UnknownRef)
-    return Resume(
-        tuple(
-            Response(UnknownRef(ref, malformed=not ref) if isinstance(ref, str) else ref, value)
-            for ref, value in _refs(inp, run)
-        )
-    )
+    return Resume(tuple(_response(ref, value) for ref, value in _refs(inp, run)))
+
+
+def vector_profiles(vector: dict[str, JSON]) -> frozenset[str]:
+    return frozenset(str(p) for p in vector.get("profiles") or ())
 
 
 def check_vector_against_oracle(vector: dict[str, JSON]) -> list[str]:
     """Every disagreement between the vector's hand-written expectations and the oracle."""
-    agent = OracleAgent(parse_spec(vector["agent"]))
+    agent = OracleAgent(parse_spec(vector["agent"]), vector_profiles(vector))
     run = VectorRun()
     problems: list[str] = []
     for n, step in enumerate(vector["steps"]):
@@ -232,7 +242,9 @@ def run_vector(
     ``inspect``: its adapter can read the interrupt state (checked after each refused input).
     """
     requirement_ids: list[str] = list(vector.get("requirements", []))
-    driver = Driver(impl, vector["agent"], hook_events=hook_events, inspect=inspect)
+    driver = Driver(
+        impl, vector["agent"], hook_events=hook_events, inspect=inspect, profiles=vector_profiles(vector)
+    )
     run = VectorRun()
     found: list[Violation] = []
     try:
@@ -249,7 +261,7 @@ def run_vector(
             if "interruptResponses" in inp:
                 wire, oinp = driver.resume_input(_refs(inp, run), omit_response=False)
                 for item, r in zip(wire["interruptResponses"], inp["interruptResponses"], strict=True):
-                    if "response" not in r:
+                    if "response" not in r and "decision" not in r and "message" not in r:
                         item.pop("response", None)
                 oinp = oracle_input(inp, run)
             else:
@@ -320,7 +332,7 @@ def driver_to_vector(
             expect["messages"] = []  # placeholder replaced below
         steps.append({"invoke": symbolic, "expect": expect})
     # History after each accepted step, replayed on a fresh oracle.
-    replay = OracleAgent(parse_spec(driver.spec_doc))
+    replay = OracleAgent(parse_spec(driver.spec_doc), driver.profiles)
     run = VectorRun()
     for step in steps:
         if "restore" in step:
