@@ -1,4 +1,4 @@
-"""RoC reference runtime: an exact, readable implementation of the Return of Control 1.0 rules.
+"""RoC reference runtime: an exact, readable implementation of the Return of Control 1.1 rules.
 
 A tour, in reading order: ``types`` (the data model as spec JSON), ``interrupts`` (ids, stored answers,
 resume validation, activation, consumption), ``hooks`` (events, registry, fan-out), ``tools`` (``@tool``,
@@ -21,7 +21,9 @@ The core imports no gRPC.
                         for i in result.interrupts])
 """
 
-SPEC_VERSION = "1.0"
+SPEC_VERSION = "1.1"
+SPEC_VERSIONS = ("1.0", "1.1")
+"""The spec versions this runtime implements: 1.1 adds profiles and optional members to 1.0."""
 IMPLEMENTATION_NAME = "roc-reference"
 PROFILES = (
     "core",
@@ -37,6 +39,13 @@ PROFILES = (
 """The profiles this runtime claims (ROC-CONF-001..005); reserved profiles are not claimed."""
 
 from .agent import Agent, PromptInput, ResumeGuard  # noqa: E402 - SPEC_VERSION first: agent.py imports it
+from .decisions import (  # noqa: E402
+    ABANDON_TEXT,
+    CANCEL_TEXT,
+    DECLINE_TEXT,
+    EXPIRY_TEXT,
+    InterruptDeclined,
+)
 from .errors import ErrorCode, RocError  # noqa: E402
 from .executors import ConcurrentExecutor, Executor, SequentialExecutor, ToolOutcome  # noqa: E402
 from .hooks import (  # noqa: E402
@@ -56,7 +65,7 @@ from .hooks import (  # noqa: E402
 )
 from .integrity import input_digest  # noqa: E402
 from .integrity import sign as sign_snapshot  # noqa: E402
-from .interrupts import interrupt_id  # noqa: E402
+from .interrupts import interrupt_id, pending_interrupts_of  # noqa: E402
 from .models import Model, ModelTurn, ScriptedModel  # noqa: E402
 from .snapshot import SCHEMA_VERSION, parse_snapshot  # noqa: E402
 from .state import AgentState  # noqa: E402
@@ -79,10 +88,15 @@ from .types import (  # noqa: E402
 )
 
 __all__ = [
+    "ABANDON_TEXT",
+    "CANCEL_TEXT",
+    "DECLINE_TEXT",
+    "EXPIRY_TEXT",
     "IMPLEMENTATION_NAME",
     "PROFILES",
     "SCHEMA_VERSION",
     "SPEC_VERSION",
+    "SPEC_VERSIONS",
     "AfterInvocationEvent",
     "AfterModelCallEvent",
     "AfterToolCallEvent",
@@ -102,6 +116,7 @@ __all__ = [
     "HookProvider",
     "HookRegistry",
     "Interrupt",
+    "InterruptDeclined",
     "InterruptResponse",
     "InterruptResponseBlock",
     "InterruptSource",
@@ -128,6 +143,7 @@ __all__ = [
     "input_digest",
     "interrupt_id",
     "parse_snapshot",
+    "pending_interrupts_of",
     "sign_snapshot",
     "tool",
 ]

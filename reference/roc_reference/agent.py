@@ -15,20 +15,24 @@ import contextlib
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from datetime import UTC, datetime
+from typing import Any, Literal
 
 from . import SPEC_VERSION
+from .decisions import ABANDON_TEXT, Decision
 from .errors import (
     InternalError,
     InterruptPendingError,
     InvalidInputError,
     InvalidResumeError,
+    NotInterruptedError,
+    RocError,
     SnapshotInvalidError,
 )
 from .executors import Executor, RunOne, SequentialExecutor, ToolOutcome
 from .hooks import AfterInvocationEvent, BeforeInvocationEvent, HookProvider, HookRegistry, MessageAddedEvent
 from .integrity import sign
-from .interrupts import AnswerBook, InterruptState, RaisePoint, StoredInterrupt, UnitRun
+from .interrupts import AnswerBook, InterruptState, RaisePoint, Resolution, UnitRun, interrupt_state_of
 from .loop import Loop
 from .models import Model
 from .session_api import SessionManager
@@ -37,6 +41,7 @@ from .snapshot import SCHEMA_VERSION, Snapshot, now_rfc3339, parse_snapshot
 from .state import AgentState
 from .tools import Tool, ToolCaller, ToolContext
 from .types import (
+    MAX_VALUE_BYTES,
     AgentResult,
     ContentBlock,
     Interrupt,
@@ -47,12 +52,21 @@ from .types import (
     ToolUse,
     error_result,
     is_json_value,
+    json_value_problem,
+    tool_result_message,
 )
 
 PromptInput = str | Sequence[ContentBlock | dict[str, Any]]
 ResumeGuard = Callable[[list[Interrupt], list[InterruptResponse]], None]
 """Sees the interrupts a resume input answers and the responses; raises to refuse the input."""
 DEFAULT_AGENT_ID = "default"
+Clock = Callable[[], datetime]
+"""The agent's clock (an aware datetime); expiry is judged by it (ROC-EXPIRY-003)."""
+AbandonThen = Literal["end", "continue"]
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
 
 
 @dataclass
@@ -81,6 +95,7 @@ class Agent:
         signing_key_id: str | None = None,
         resume_guard: ResumeGuard | None = None,
         max_resume_blocks: int | None = None,
+        clock: Clock | None = None,
     ) -> None:
         """Build an agent; with ``session``, continue from the session's stored snapshot, if any.
 
@@ -88,7 +103,7 @@ class Agent:
         ``signing_key_id`` the agent tags every snapshot it writes with that key (ROC-SEC-002..004).
         ``resume_guard`` sees each valid resume input with the interrupts it answers before any answer is
         stored, and refuses it by raising (ROC-SEC-001). ``max_resume_blocks`` bounds a resume input
-        (INVALID_RESUME beyond it, ROC-SEC-009).
+        (INVALID_RESUME beyond it, ROC-SEC-009). ``clock`` (default: UTC now) judges ``expiresAt``.
         """
         if signing_key_id is not None and signing_key_id not in (integrity_keys or {}):
             raise ValueError(f"signing key {signing_key_id!r} is not among the integrity keys")
@@ -114,6 +129,7 @@ class Agent:
         self._signing_key_id = signing_key_id
         self._resume_guard = resume_guard
         self._max_resume_blocks = max_resume_blocks
+        self._clock: Clock = clock if clock is not None else utc_now
         self._lock = threading.RLock()
         self._checkpoint = self._capture()  # where a failing invocation rolls back to (ROC-ERR-006/012)
         # ROC-SESSION-018: the claim of the invocation in flight (file stores only; see sessions.claims)
@@ -166,6 +182,12 @@ class Agent:
     def revision(self) -> int:
         return self._revision
 
+    def pending_interrupts(self) -> list[dict[str, Any]]:
+        """ROC-PENDING-001..003: every pending interrupt (unanswered, answered or decided) as spec JSON, with
+        ``answer`` when something is stored; ``[]`` when idle. Reads only: no hook, no save, no revision."""
+        with self._lock:
+            return self._interrupts.pending_list()
+
     # --- invocation --------------------------------------------------------------------------
 
     def __call__(self, prompt: PromptInput) -> AgentResult:
@@ -177,23 +199,55 @@ class Agent:
     def invoke(self, prompt: PromptInput) -> AgentResult:
         """Run with a prompt, or resume with a list of ``interruptResponse`` blocks."""
         with self._lock:
-            # ROC-RESUME-010, ROC-RESUME-011: every check happens before anything changes or runs.
-            answers = self._interrupts.parse_resume(prompt)
-            if self._max_resume_blocks is not None and len(answers) > self._max_resume_blocks:
-                raise InvalidResumeError(f"resume input has more than {self._max_resume_blocks} blocks")
-            if answers and self._resume_guard is not None:  # ROC-SEC-001: the application may refuse
-                answered = [self._interrupts.interrupts[i].interrupt for i, _ in answers]
-                self._resume_guard(
-                    answered, [InterruptResponse(interrupt_id=i, response=r) for i, r in answers]
-                )
-            user_message = None if self._interrupts.activated else _prompt_message(prompt)
-            claim_input: dict[str, Any] = (
-                {"answers": [[i, r] for i, r in answers]}
-                if user_message is None
-                else {"prompt": user_message.to_json()}
-            )
-            self._claim(claim_input)  # ROC-SESSION-011, ROC-SESSION-012, ROC-SESSION-018: claim first
+            try:
+                answers, user_message = self._accept(prompt)
+            except RocError as error:  # ROC-RESEND-001: mark blocks identical to what was answered
+                already = self._interrupts.resend_ids(prompt)
+                if already:
+                    error.details = {**(error.details or {}), "alreadyAnswered": already}
+                raise
+            self._claim(_claim_input(answers, user_message))  # ROC-SESSION-011/012/018: claim first
             return self._run(answers, user_message, [])
+
+    def _accept(self, prompt: PromptInput) -> tuple[list[Resolution], Message | None]:
+        """Validate an input: the answers and decisions to apply (with expiry outcomes), or the prompt."""
+        # ROC-RESUME-010, ROC-RESUME-011: every check happens before anything changes or runs.
+        answers = self._interrupts.parse_resume(prompt)
+        if self._max_resume_blocks is not None and len(answers) > self._max_resume_blocks:
+            raise InvalidResumeError(f"resume input has more than {self._max_resume_blocks} blocks")
+        if not answers:
+            user_message = None if self._interrupts.activated else _prompt_message(prompt)
+            return [], user_message
+        now = self._clock()
+        self._interrupts.check_expiry(answers, now)  # ROC-EXPIRY-004, after ROC-RESUME-014's codes
+        given = [(i, r) for i, r in answers if not isinstance(r, Decision)]
+        if given and self._resume_guard is not None:  # ROC-SEC-001: the application may refuse an answer
+            answered = [self._interrupts.interrupts[i].interrupt for i, _ in given]
+            self._resume_guard(answered, [InterruptResponse(interrupt_id=i, response=r) for i, r in given])
+        # ROC-EXPIRY-005: expired interrupts the input leaves open get their expiry outcome, now, so the
+        # claim records it and a recovery replays the same outcome whatever the clock says by then.
+        return [*answers, *self._interrupts.expiry_resolutions(answers, now)], None
+
+    def abandon(self, message: str | None = None, *, then: AbandonThen = "end") -> AgentResult:
+        """End the pending batch from outside (ROC-ABANDON-001..005), through the claim/save path of a resume.
+
+        Every tool use of the batch without a preserved result gets an error result with ``message`` (or
+        ``ABANDON_TEXT``); no tool body and no tool hook runs. ``then="end"`` ends the invocation with stop
+        reason ``"abandoned"``; ``then="continue"`` calls the model next, as after any completed batch.
+        """
+        with self._lock:
+            if not self._interrupts.activated:  # ROC-ABANDON-002
+                raise NotInterruptedError("the agent is not interrupted; there is nothing to abandon")
+            if message is not None and (
+                not isinstance(message, str) or json_value_problem(message, max_bytes=MAX_VALUE_BYTES)
+            ):
+                raise InvalidInputError("an abandon message is a string within the limits of spec 10.6")
+            if then not in ("end", "continue"):
+                raise InvalidInputError(f"then must be 'end' or 'continue', not {then!r}")
+            # ROC-ABANDON-001: accepted whatever the pending interrupts are (answered, decided, expired).
+            abandon = _Abandon(message, then)
+            self._claim({"abandon": abandon.to_json()})
+            return self._run([], None, [], abandon)
 
     def recover(self) -> AgentResult | None:
         """Finish an invocation whose claimant ended without completing it (ROC-SESSION-021).
@@ -228,20 +282,27 @@ class Agent:
                     self._apply(snapshot)
                     self._stored_revision = snapshot.revision
                     claim_input = record.get("input") or {}
-                    answers = [(str(i), r) for i, r in claim_input.get("answers", [])]
+                    answers: list[Resolution] = [(str(i), r) for i, r in claim_input.get("answers", [])]
+                    answers += [(str(i), Decision(d, m)) for i, d, m in claim_input.get("decisions", [])]
                     prompt = claim_input.get("prompt")
                     user_message = None if prompt is None else Message.model_validate(prompt)
                     recorded = [ToolResult.model_validate(r) for r in record.get("results", [])]
+                    abandon = _Abandon.from_json(claim_input.get("abandon"))
                 except BaseException:
                     ledger.abandon()
                     raise
             self._claimed_batch = self._pending_ids()
-            return self._run(answers, user_message, recorded)
+            return self._run(answers, user_message, recorded, abandon)
 
     def _run(
-        self, answers: list[tuple[str, Any]], user_message: Message | None, recorded: list[ToolResult]
+        self,
+        answers: list[Resolution],
+        user_message: Message | None,
+        recorded: list[ToolResult],
+        abandon: _Abandon | None = None,
     ) -> AgentResult:
-        """The claimed part of an invocation: answers applied, the loop, the end save."""
+        """The claimed part of an invocation: answers applied (or the batch abandoned), the loop, the end
+        save."""
         saved = self._checkpoint = self._capture()
         started = False
         ending = False
@@ -252,7 +313,8 @@ class Agent:
             self.hooks.invoke(BeforeInvocationEvent(self))  # ROC-HOOK-001
             if user_message is not None:
                 self._append(user_message)  # ROC-HOOK-004
-            result = self._loop().run()
+            ended = None if abandon is None else self._abandon_batch(abandon)
+            result = ended if ended is not None else self._loop().run()
             started = False
             self.hooks.invoke(AfterInvocationEvent(self, result))  # ROC-HOOK-002
             ending = True
@@ -285,6 +347,23 @@ class Agent:
             checkpoint=self._mark_checkpoint,
         )
 
+    def _abandon_batch(self, abandon: _Abandon) -> AgentResult | None:
+        """ROC-ABANDON-003/004: complete the pending batch with error results, running no tool and no tool
+        hook; the result for ``then="end"`` (ROC-ABANDON-005), ``None`` when the loop goes on."""
+        pending = self._interrupts.pending
+        assert pending is not None  # an activated agent has its pending batch (snapshot rule)
+        text = ABANDON_TEXT if abandon.message is None else abandon.message
+        preserved = {r.tool_use_id: r for r in pending.completed_tool_results}
+        uses = pending.assistant_message.tool_uses()
+        results = [preserved.get(u.tool_use_id) or error_result(u.tool_use_id, text) for u in uses]
+        self._append(pending.assistant_message)  # results in tool-use order, appended together
+        self._append(tool_result_message(results))
+        self._interrupts.complete_cycle()  # the batch's stored answers and decisions are consumed
+        self._mark_checkpoint()
+        if abandon.then == "continue":
+            return None
+        return AgentResult(stop_reason="abandoned", message=pending.assistant_message.model_copy(deep=True))
+
     def _mark_checkpoint(self) -> None:
         self._checkpoint = self._capture()
 
@@ -297,8 +376,11 @@ class Agent:
     def call_tool_directly(self, name: str, tool_input: Mapping[str, Any]) -> ToolResult:
         """``agent.tool.<name>(**input)``; see ``ToolCaller`` (ROC-DIRECT-001)."""
         with self._lock:
-            if self._interrupts.activated:  # ROC-DIRECT-004: refused while interrupted
-                raise InterruptPendingError(f"the agent is interrupted; direct call of {name!r} refused")
+            if self._interrupts.activated:  # ROC-DIRECT-004: refused while interrupted; ROC-PENDING-005
+                raise InterruptPendingError(
+                    f"the agent is interrupted; direct call of {name!r} refused",
+                    details={"pending": self._interrupts.pending_list()},
+                )
             tool_input = dict(tool_input)
             if not is_json_value(tool_input):  # ROC-ERR-001: a rejected input has a code (chapter 7 table)
                 raise InvalidInputError("a direct tool call's input must be a JSON object")
@@ -355,6 +437,7 @@ class Agent:
         agent_id: str | None = None,
         signing_key_id: str | None = None,
         max_snapshot_bytes: int | None = None,
+        clock: Clock | None = None,
     ) -> Agent:
         """A fresh agent continuing from ``doc`` (validated completely first; never half-applied).
 
@@ -376,19 +459,13 @@ class Agent:
             agent_id=snapshot.agent.agent_id,
             integrity_keys=integrity_keys,
             signing_key_id=signing_key_id,
+            clock=clock,
         )
         agent._apply(snapshot)
         return agent
 
     def _apply(self, snapshot: Snapshot) -> None:
-        interrupts = InterruptState(
-            activated=snapshot.interrupt_state.activated,
-            pending=snapshot.interrupt_state.pending_tool_execution,
-        )
-        for stored in snapshot.interrupt_state.interrupts:
-            wire = Interrupt.model_validate(stored.model_dump(exclude={"response", "input_digest"}))
-            # ROC-SNAP-013: the loader checked the digest against the input; it is kept, never recomputed.
-            interrupts.interrupts[stored.id] = StoredInterrupt(wire, stored.response, stored.input_digest)
+        interrupts = interrupt_state_of(snapshot)
         self.agent_id = snapshot.agent.agent_id
         self._messages = list(snapshot.agent.messages)
         self.state.replace(snapshot.agent.state)
@@ -486,6 +563,36 @@ class Agent:
         self._messages[:] = saved.messages
         self.state.replace(saved.state)
         self._interrupts = saved.interrupts
+
+
+@dataclass(frozen=True)
+class _Abandon:
+    """An accepted abandon input (the claim records it, so a recovery ends the batch the same way)."""
+
+    message: str | None
+    then: AbandonThen
+
+    def to_json(self) -> dict[str, Any]:
+        return {"then": self.then, **({} if self.message is None else {"message": self.message})}
+
+    @staticmethod
+    def from_json(doc: Any) -> _Abandon | None:
+        if not isinstance(doc, dict):
+            return None
+        message = doc.get("message")
+        then: AbandonThen = "continue" if doc.get("then") == "continue" else "end"
+        return _Abandon(message if isinstance(message, str) else None, then)
+
+
+def _claim_input(answers: list[Resolution], user_message: Message | None) -> dict[str, Any]:
+    """What a claim records of an accepted input (``recover`` runs it again)."""
+    if user_message is not None:
+        return {"prompt": user_message.to_json()}
+    claim: dict[str, Any] = {"answers": [[i, r] for i, r in answers if not isinstance(r, Decision)]}
+    decided = [[i, r.kind, r.message] for i, r in answers if isinstance(r, Decision)]
+    if decided:
+        claim["decisions"] = decided
+    return claim
 
 
 class _RecordingExecutor:

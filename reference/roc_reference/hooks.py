@@ -8,10 +8,11 @@ pass (``interrupt`` unwinds it).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
+from .decisions import InterruptDeclined
 from .interrupts import InterruptRaised, UnitRun
 from .types import AgentResult, Interrupt, Message, StopReason, ToolResult, ToolUse
 
@@ -76,16 +77,37 @@ class InterruptibleEvent(HookEvent):
     _unit: UnitRun | None = field(default=None, init=False, repr=False, compare=False)
     _owner: int = field(default=0, init=False, repr=False, compare=False)
 
-    def interrupt(self, name: str, reason: Any = None, *, metadata: dict[str, Any] | None = None) -> Any:
+    def interrupt(
+        self,
+        name: str,
+        reason: Any = None,
+        *,
+        metadata: dict[str, Any] | None = None,
+        expires_at: str | None = None,
+        on_expiry: Mapping[str, Any] | None = None,
+    ) -> Any:
         """Return the caller's answer to ``name``, or pause the agent until it is answered (ROC-HOOK-017).
 
-        ``metadata`` (a JSON object, e.g. a UI hint) is reported with the interrupt unchanged (ROC-MODEL-014).
+        ``metadata`` (a JSON object, e.g. a UI hint) is reported with the interrupt unchanged (ROC-MODEL-014);
+        so are ``expires_at`` (RFC 3339) and ``on_expiry`` (ROC-EXPIRY-001/002). A declined or cancelled
+        interrupt raises ``InterruptDeclined`` (ROC-DECIDE-003); a callback that lets it escape gets the
+        default outcome of its event (ROC-DECIDE-005/006).
         """
         if self._unit is None:
             raise RuntimeError("interrupt() is only available while the event's callbacks run")
-        if metadata is None:
-            return self._unit.interrupt(name, reason, owner=self._owner)
-        return self._unit.interrupt(name, reason, owner=self._owner, metadata=metadata)
+        extra: dict[str, Any] = {}
+        # Only the keywords given: a unit replaced in tests may not know the later ones.
+        if metadata is not None:
+            extra["metadata"] = metadata
+        if expires_at is not None:
+            extra["expires_at"] = expires_at
+        if on_expiry is not None:
+            extra["on_expiry"] = on_expiry
+        return self._unit.interrupt(name, reason, owner=self._owner, **extra)
+
+    def _decided(self, text: str) -> None:
+        """The default outcome of a decision the callback did not handle (see the subclasses)."""
+        raise NotImplementedError
 
 
 @dataclass
@@ -99,6 +121,9 @@ class BeforeToolsEvent(InterruptibleEvent):
     message: Message = field(kw_only=True)
     cancel: bool | str = field(default=False, kw_only=True)
 
+    def _decided(self, text: str) -> None:
+        self.cancel = text  # ROC-DECIDE-006: as if the callback set cancel to the decision text
+
 
 @dataclass
 class BeforeToolCallEvent(InterruptibleEvent):
@@ -106,6 +131,9 @@ class BeforeToolCallEvent(InterruptibleEvent):
 
     tool_use: ToolUse = field(kw_only=True)
     cancel_tool: bool | str = field(default=False, kw_only=True)
+
+    def _decided(self, text: str) -> None:
+        self.cancel_tool = text  # ROC-DECIDE-005: as if the callback set cancel_tool to the decision text
 
 
 @dataclass
@@ -168,6 +196,10 @@ class HookRegistry:
                     callback(event)
                 except InterruptRaised as signal:  # ROC-HOOK-016, ROC-HOOK-017: every callback runs
                     raised.append(signal.interrupt)
+                except InterruptDeclined as declined:  # ROC-DECIDE-005, ROC-DECIDE-006: not handled
+                    event._decided(declined.text)
+                    if unit.raised is not None:  # ROC-REPLAY-009: a pause it caught before still stands
+                        raised.append(unit.raised)
                 else:
                     if unit.raised is not None:  # ROC-REPLAY-009: the callback caught its own pause
                         raised.append(unit.raised)

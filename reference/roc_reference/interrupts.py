@@ -30,12 +30,21 @@ from __future__ import annotations
 
 import reprlib
 import threading
-from collections.abc import Sequence, Set
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from typing import Any
+from datetime import datetime
+from typing import Any, TypeVar
 from urllib.parse import quote
 
+from .decisions import (
+    DECISION_KINDS,
+    Decision,
+    InterruptDeclined,
+    answer_digest,
+    expiry_outcome,
+    normalized_answer,
+    on_expiry_problem,
+)
 from .errors import (
     DirectCallInterruptError,
     DuplicateInterruptNameError,
@@ -51,6 +60,7 @@ from .errors import (
     UnknownInterruptError,
 )
 from .integrity import input_digest
+from .snapshot import Snapshot, parse_snapshot
 from .types import (
     MAX_RESUME_BYTES,
     MAX_VALUE_BYTES,
@@ -66,6 +76,8 @@ from .types import (
     json_value_size,
     parse_rfc3339,
 )
+
+_T = TypeVar("_T")
 
 
 def interrupt_id(kind: InterruptSourceKind, batch: int, scope: Sequence[str], unit: str, name: str) -> str:
@@ -104,17 +116,47 @@ class RaisePoint:
 
 @dataclass
 class StoredInterrupt:
-    """An interrupt of the current cycle and its answer (``None`` = unanswered; null answers are refused)."""
+    """An interrupt of the current cycle and what the caller gave for it: an answer (``response``; null
+    answers are refused) or a decision (``decision``); neither = unanswered."""
 
     interrupt: Interrupt
     response: Any = None
     input_digest: str | None = None
     """For a tool-bound interrupt: the digest of the tool input it was raised for, computed once at the stop
     (or read from the snapshot) and never recomputed, so it keeps naming the input the person approved."""
+    decision: Decision | None = None
 
     @property
     def answered(self) -> bool:
-        return self.response is not None
+        """ROC-DECIDE-008: a decided interrupt is no longer unanswered."""
+        return self.response is not None or self.decision is not None
+
+    def normalized(self) -> dict[str, Any] | None:
+        """What is stored, in the form of ROC-PENDING-002 (``None`` while unanswered)."""
+        if self.decision is not None:
+            return self.decision.to_json()
+        return None if self.response is None else normalized_answer(json_copy(self.response))
+
+    def expired(self, now: datetime) -> bool:
+        """ROC-EXPIRY-003: ``expiresAt`` at or before ``now`` (checked when it entered, ROC-SEC-015)."""
+        expires_at = self.interrupt.expires_at
+        return expires_at is not None and parse_rfc3339(expires_at) <= now
+
+
+Resolution = tuple[str, Any]
+"""One accepted block of a resume input: ``(interruptId, response)`` for an answer, ``(interruptId,
+Decision)`` for a decline or cancel (a JSON response is never a ``Decision``)."""
+
+
+@dataclass(frozen=True)
+class Consumed:
+    """One answer or decision consumed by the most recently completed batch (``interruptState.consumed``)."""
+
+    interrupt_id: str
+    answer_digest: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"interruptId": self.interrupt_id, "answerDigest": self.answer_digest}
 
 
 class UnitRun:
@@ -145,12 +187,15 @@ class UnitRun:
         *,
         owner: int | None = None,
         metadata: dict[str, Any] | None = None,
+        expires_at: str | None = None,
+        on_expiry: Mapping[str, Any] | None = None,
     ) -> Any:
         """The stored answer for ``name`` at this raise point, or pause by raising ``InterruptRaised``.
 
         ``reason`` ``None`` is no reason: the interrupt is reported without a ``reason`` member
         (ROC-MODEL-007, spec 2.1). ``metadata`` is the raiser's extension point (spec 2.1), a JSON object
-        reported unchanged.
+        reported unchanged. ``expires_at`` and ``on_expiry`` are reported unchanged as ``expiresAt`` and
+        ``onExpiry``. A decided interrupt raises ``InterruptDeclined`` (ROC-DECIDE-003).
         ``owner`` is the registration index of the raising hook callback (``None`` for a tool body).
         """
         if not isinstance(name, str) or not name:  # ROC-STOP-007
@@ -165,6 +210,17 @@ class UnitRun:
             or json_value_problem(metadata, max_bytes=MAX_VALUE_BYTES) is not None
         ):
             raise self._fail(InvalidReasonError(f"interrupt metadata of {name!r} must be a JSON object"))
+        if expires_at is not None:  # ROC-EXPIRY-001: an RFC 3339 date-time with a zone, in-range fields
+            try:
+                parse_rfc3339(expires_at)
+            except ValueError:
+                raise self._fail(
+                    InvalidReasonError(f"expiresAt of {name!r} is not an RFC 3339 date-time: {expires_at!r}")
+                ) from None
+        if on_expiry is not None:  # ROC-EXPIRY-002
+            expiry_problem = on_expiry_problem(on_expiry)
+            if expiry_problem is not None:
+                raise self._fail(InvalidReasonError(f"interrupt {name!r}: {expiry_problem}"))
         if self._direct:  # ROC-DIRECT-001: no caller to hand control to
             raise self._fail(DirectCallInterruptError(f"interrupt {name!r} raised in a direct tool call"))
         # ROC-HOOK-021, ROC-HOOK-022, ROC-TOOL-014: a name is raised once per event instance / tool-body run.
@@ -180,13 +236,20 @@ class UnitRun:
             # ROC-HOOK-021: another callback of this event instance raised this name in an earlier cycle.
             clash = DuplicateInterruptNameError(f"two callbacks raised {name!r}", details={"name": name})
             raise self._fail(clash)
+        if stored is not None and stored.decision is not None:
+            # ROC-DECIDE-003: the replayed raise point of a decided interrupt gets the decision
+            raise InterruptDeclined(stored.decision, name=name, interrupt_id=stored.interrupt.id)
         if stored is not None and stored.answered:
             return json_copy(stored.response)  # ROC-REPLAY-003: the replayed raise point gets it
         if stored is not None:
             # ROC-REPLAY-004, ROC-ANSWER-002: an unanswered interrupt keeps its id, name and reason.
             self.raised = stored.interrupt
             raise InterruptRaised(stored.interrupt)
-        extra = {} if metadata is None else {"metadata": json_copy(metadata)}
+        extra: dict[str, Any] = {} if metadata is None else {"metadata": json_copy(metadata)}
+        if expires_at is not None:
+            extra["expires_at"] = expires_at
+        if on_expiry is not None:
+            extra["on_expiry"] = json_copy(dict(on_expiry))
         self.raised = Interrupt(
             id=minted, name=name, reason=json_copy(reason), source=self.point.source(), **extra
         )
@@ -219,6 +282,8 @@ class InterruptState:
     activated: bool = False
     interrupts: dict[str, StoredInterrupt] = field(default_factory=dict)
     pending: PendingToolExecution | None = None
+    consumed: list[Consumed] = field(default_factory=list)
+    """What the most recently completed (or abandoned) batch consumed (ROC-RESEND-001, ROC-RESEND-003)."""
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def book(self) -> AnswerBook:
@@ -229,17 +294,17 @@ class InterruptState:
 
     # --- resume input ------------------------------------------------------------------------
 
-    def parse_resume(self, prompt: Any) -> list[tuple[str, Any]]:
-        """Validate input given to an agent; return the answers when it is a valid resume.
+    def parse_resume(self, prompt: Any) -> list[Resolution]:
+        """Validate input given to an agent; return the answers and decisions when it is a valid resume.
 
         Pure: raises a ``RocError`` and changes nothing on rejection. Returns ``[]`` for an ordinary
         prompt to an agent that is not interrupted (which the caller then appends as a user message).
         Checks run in the order of ROC-RESUME-014, each over the whole input: not interrupted + any
         interruptResponse -> NOT_INTERRUPTED; interrupted + not a list, or any block that is not an
-        interruptResponse -> INTERRUPT_PENDING; empty list or a malformed interruptResponse ->
-        INVALID_RESUME; null or missing response, or metadata that is not a JSON object -> INVALID_RESPONSE;
-        the same id twice ->
-        DUPLICATE_RESPONSE; an id that is not an unanswered pending interrupt -> UNKNOWN_INTERRUPT.
+        interruptResponse -> INTERRUPT_PENDING; empty list, a malformed interruptResponse or a malformed
+        decision -> INVALID_RESUME; null or missing response, or metadata that is not a JSON object ->
+        INVALID_RESPONSE; the same id twice -> DUPLICATE_RESPONSE; an id that is not an unanswered pending
+        interrupt -> UNKNOWN_INTERRUPT. ``EXPIRED`` ranks after all of them (``check_expiry``).
         """
         blocks = prompt if isinstance(prompt, list) else None
         has_response = blocks is not None and any(_is_response_block(b) for b in blocks)
@@ -247,84 +312,148 @@ class InterruptState:
             if has_response:  # ROC-RESUME-012, ROC-ANSWER-008: answers to an agent that is not interrupted
                 raise NotInterruptedError("the agent is not interrupted; interruptResponse input is refused")
             return []
-        if blocks is None:  # ROC-RESUME-002: a plain prompt while interrupted
-            raise InterruptPendingError("the agent is interrupted; resume with interruptResponse blocks")
+        if blocks is None:  # ROC-RESUME-002: a plain prompt while interrupted; ROC-PENDING-005: the list
+            raise InterruptPendingError(
+                "the agent is interrupted; resume with interruptResponse blocks",
+                details={"pending": self.pending_list()},
+            )
         if not blocks:  # ROC-RESUME-003: empty resume list
             raise InvalidResumeError("resume input must be a non-empty list of interruptResponse blocks")
         if not all(_is_response_block(b) for b in blocks):  # ROC-RESUME-002: other content or a mix
-            raise InterruptPendingError("the agent is interrupted; resume with interruptResponse blocks only")
-        answers: list[tuple[str, Any]] = []
-        metadata: list[Any] = []
+            raise InterruptPendingError(
+                "the agent is interrupted; resume with interruptResponse blocks only",
+                details={"pending": self.pending_list()},
+            )
+        bodies: list[_Body] = []
         for block in blocks:
             body = _response_body(block)
-            if body is None:  # ROC-RESUME-004
+            if isinstance(body, str):  # ROC-RESUME-004, ROC-DECIDE-002: a malformed block or decision
                 raise InvalidResumeError(
-                    "malformed interruptResponse block", details={"block": _describe(block)}
+                    f"malformed interruptResponse block: {body}", details={"block": _describe(block)}
                 )
-            answers.append(body[:2])
-            metadata.append(body[2])
+            bodies.append(body)
         # ROC-SEC-011, ROC-SEC-013: every answer accepted here can be saved, so a save never fails after
         # the approved tool ran. Measured without recursion; the size check comes first (INVALID_RESUME
-        # ranks before INVALID_RESPONSE, ROC-RESUME-014).
-        measured = [json_value_size(response) for _, response in answers]
+        # ranks before INVALID_RESPONSE, ROC-RESUME-014). A decision's message is measured like an answer.
+        measured = [json_value_size(body.value) for body in bodies]
         total = sum(size for _, size in measured)
         if total > MAX_RESUME_BYTES:
             raise InvalidResumeError(
                 f"the responses of one resume input exceed {MAX_RESUME_BYTES} bytes",
                 details={"maxBytes": MAX_RESUME_BYTES},
             )
-        for (interrupt_id_, response), (problem, size), meta in zip(answers, measured, metadata, strict=True):
-            # ROC-RESUME-005, ROC-RESUME-006, ROC-RESUME-009
-            if response is None:
-                problem = "null"
-            elif problem is None and size > MAX_VALUE_BYTES:
-                problem = f"canonical form larger than {MAX_VALUE_BYTES} bytes"
-            elif (
-                problem is None
-                and meta is not _NO_METADATA
-                and (
-                    not isinstance(meta, dict)
-                    or json_value_problem(meta, max_bytes=MAX_VALUE_BYTES) is not None
-                )
-            ):
-                # spec 2.2: metadata is accepted only as a JSON object (one a runtime could keep); it is then
-                # dropped here: the unit gets the response alone, and this runtime keeps no metadata.
-                problem = "metadata is not a JSON object within the limits"
+        for body, (problem, size) in zip(bodies, measured, strict=True):
+            problem = body.problem(problem, size)  # ROC-RESUME-005, ROC-RESUME-006, ROC-RESUME-009
             if problem is not None:
                 raise InvalidResponseError(
-                    f"response to {interrupt_id_!r} must be a JSON value other than null, within the limits "
-                    f"of spec 10.6 ({problem})",
-                    details={"interruptId": interrupt_id_},
+                    f"response to {body.interrupt_id!r} must be a JSON value other than null, within the "
+                    f"limits of spec 10.6 ({problem})",
+                    details={"interruptId": body.interrupt_id},
                 )
         seen: set[str] = set()
-        for interrupt_id_, _ in answers:  # ROC-RESUME-008: one answer per interrupt per resume
-            if interrupt_id_ in seen:
+        for body in bodies:  # ROC-RESUME-008: one answer or decision per interrupt per resume
+            if body.interrupt_id in seen:
                 raise DuplicateResponseError(
-                    f"interrupt {interrupt_id_!r} answered twice", details={"interruptId": interrupt_id_}
+                    f"interrupt {body.interrupt_id!r} answered twice",
+                    details={"interruptId": body.interrupt_id},
                 )
-            seen.add(interrupt_id_)
+            seen.add(body.interrupt_id)
         pending = {i.id for i in self.unanswered()}
-        for interrupt_id_, _ in answers:  # ROC-RESUME-007, ROC-ANSWER-004, ROC-ANSWER-009
-            if interrupt_id_ not in pending:
+        for body in bodies:  # ROC-RESUME-007, ROC-ANSWER-004, ROC-ANSWER-009, ROC-DECIDE-008
+            if body.interrupt_id not in pending:
                 raise UnknownInterruptError(
-                    f"no unanswered pending interrupt with id {interrupt_id_!r}",
-                    details={"interruptId": interrupt_id_},
+                    f"no unanswered pending interrupt with id {body.interrupt_id!r}",
+                    details={"interruptId": body.interrupt_id},
                 )
-        now = datetime.now(UTC)
-        for interrupt_id_, _ in answers:  # ROC-ERR-009 (MAY): an answer after expiresAt is refused
-            expires_at = self.interrupts[interrupt_id_].interrupt.expires_at
-            # ROC-SEC-015: expiresAt was checked when it entered (Interrupt model), so this cannot fail.
-            if expires_at is not None and parse_rfc3339(expires_at) <= now:
-                raise ExpiredError(
-                    f"interrupt {interrupt_id_!r} expired at {expires_at}",
-                    details={"interruptId": interrupt_id_},
-                )
-        return answers
+        return [body.resolution() for body in bodies]
 
-    def apply_answers(self, answers: list[tuple[str, Any]]) -> None:
-        """Store validated answers; they stay until their batch completes (ROC-ANSWER-003)."""
-        for interrupt_id_, response in answers:
-            self.interrupts[interrupt_id_].response = json_copy(response)
+    def check_expiry(self, resolutions: Sequence[Resolution], now: datetime) -> None:
+        """ROC-EXPIRY-004: an answer for an expired interrupt is refused with EXPIRED (after every code of
+        ROC-RESUME-014, ROC-EXPIRY-006); a decline or cancel for it is accepted (ROC-DECIDE-009)."""
+        for interrupt_id_, value in resolutions:
+            if isinstance(value, Decision):
+                continue
+            stored = self.interrupts[interrupt_id_]
+            if stored.expired(now):
+                raise ExpiredError(
+                    f"interrupt {interrupt_id_!r} expired at {stored.interrupt.expires_at}",
+                    details={"interruptId": interrupt_id_},
+                )
+
+    def expiry_resolutions(self, resolutions: Sequence[Resolution], now: datetime) -> list[Resolution]:
+        """ROC-EXPIRY-005: the expiry outcome of every unanswered expired interrupt the input leaves open."""
+        given = {interrupt_id_ for interrupt_id_, _ in resolutions}
+        return [
+            (key, expiry_outcome(stored.interrupt.on_expiry))
+            for key, stored in self.interrupts.items()
+            if not stored.answered and key not in given and stored.expired(now)
+        ]
+
+    def apply_answers(self, answers: Sequence[Resolution]) -> None:
+        """Store validated answers and decisions; they stay until their batch completes (ROC-ANSWER-003,
+        ROC-DECIDE-008)."""
+        for interrupt_id_, value in answers:
+            if isinstance(value, Decision):
+                self.interrupts[interrupt_id_].decision = value
+            else:
+                self.interrupts[interrupt_id_].response = json_copy(value)
+
+    def resend_ids(self, prompt: Any) -> list[str]:
+        """ROC-RESEND-001/002: the ids of well-formed blocks of ``prompt`` identical to an answer or decision
+        stored for the pending batch or consumed by the most recently completed batch (input order, once).
+
+        Never fails: it only reads a rejected input to enrich its error.
+        """
+        known = {c.interrupt_id: c.answer_digest for c in self.consumed}
+        for key, stored in self.interrupts.items():
+            normalized = stored.normalized()
+            if normalized is not None:
+                known[key] = answer_digest(normalized)
+        if not known or not isinstance(prompt, list):
+            return []
+        found: list[str] = []
+        for block in prompt:
+            try:
+                body = _response_body(block) if _is_response_block(block) else None
+                if body is None or isinstance(body, str) or body.interrupt_id in found:
+                    continue
+                problem, size = json_value_size(body.value)
+                if body.problem(problem, size) is not None:
+                    continue
+                if known.get(body.interrupt_id) == answer_digest(body.normalized()):
+                    found.append(body.interrupt_id)
+            except Exception:  # a hostile block only means "not a re-send"; the real error is reported
+                continue
+        return found
+
+    # --- pending list ------------------------------------------------------------------------
+
+    def pending_list(self) -> list[dict[str, Any]]:
+        """ROC-PENDING-001/002: every pending interrupt as reported, plus ``answer`` when something is
+        stored; ``[]`` when not interrupted. Order of ROC-STOP-010. Reads only."""
+        if not self.activated or self.pending is None:
+            return []
+        entries: list[dict[str, Any]] = []
+        for stored in self._ordered(list(self.interrupts.values()), lambda s: s.interrupt):
+            doc = stored.interrupt.to_json()
+            normalized = stored.normalized()
+            if normalized is not None:
+                doc["answer"] = normalized
+            entries.append(doc)
+        return entries
+
+    def _ordered(self, items: list[_T], interrupt_of: Callable[[_T], Interrupt]) -> list[_T]:
+        # ROC-STOP-010: batch-level interrupts first, then by tool use, BeforeToolCall before the body; the
+        # stable sort keeps the registration order of the callbacks of one event instance.
+        assert self.pending is not None
+        order = {u.tool_use_id: n for n, u in enumerate(self.pending.assistant_message.tool_uses())}
+        rank = {"before_tools": 0, "before_tool_call": 1, "tool": 2}
+
+        def key(item: _T) -> tuple[int, int]:
+            source = interrupt_of(item).source
+            return order.get(source.tool_use_id or "", -1), rank.get(source.kind, 3)
+
+        return sorted(items, key=key)
 
     # --- transitions -------------------------------------------------------------------------
 
@@ -357,18 +486,17 @@ class InterruptState:
         self.interrupts = kept
         self.pending = pending
         self.activated = True
-        # ROC-STOP-010: batch-level interrupts first, then by tool use, BeforeToolCall before the body; the
-        # stable sort keeps the registration order of the callbacks of one event instance.
-        order = {tool_use_id: n for n, tool_use_id in enumerate(inputs)}
-        rank = {"before_tools": 0, "before_tool_call": 1, "tool": 2}
         reported = [*raised, *(s.interrupt for s in carried)]
-        return sorted(
-            reported,
-            key=lambda i: (order.get(i.source.tool_use_id or "", -1), rank.get(i.source.kind, 3)),
-        )
+        return self._ordered(reported, lambda i: i)  # ROC-STOP-010
 
     def complete_cycle(self) -> None:
-        """Consumption: the batch's answers are used up when it completes (ROC-ANSWER-007, ROC-ANSWER-010)."""
+        """Consumption: the batch's answers and decisions are used up when it completes (ROC-ANSWER-007,
+        ROC-ANSWER-010, ROC-DECIDE-008); what they were is recorded to tell a re-send (ROC-RESEND-001)."""
+        self.consumed = [
+            Consumed(key, answer_digest(normalized))
+            for key, stored in self.interrupts.items()
+            if (normalized := stored.normalized()) is not None
+        ]
         self.interrupts = {}
         self.pending = None
         self.activated = False
@@ -376,21 +504,28 @@ class InterruptState:
     # --- snapshot form -----------------------------------------------------------------------
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        doc: dict[str, Any] = {
             "activated": self.activated,
             "interrupts": [self._snapshot_interrupt(s).to_json() for s in self.interrupts.values()],
             "pendingToolExecution": None if self.pending is None else self.pending.to_json(),
         }
+        if self.consumed:  # ROC-RESEND-003 (format 2.1); absent when nothing was consumed
+            doc["consumed"] = [c.to_json() for c in self.consumed]
+        return doc
 
     def _snapshot_interrupt(self, stored: StoredInterrupt) -> SnapshotInterrupt:
         # ROC-SNAP-006: the digest taken at the stop, not one of the input as it stands now.
         fields = stored.interrupt.model_dump()
-        if fields.get("metadata") is None:  # absent stays absent (a stored null would be malformed)
-            fields.pop("metadata", None)
+        for optional in ("metadata", "on_expiry"):  # absent stays absent (a stored null would be malformed)
+            if fields.get(optional) is None:
+                fields.pop(optional, None)
+        decision = stored.decision
         return SnapshotInterrupt(
             **fields,
             response=json_copy(stored.response),
             input_digest=stored.input_digest,
+            decision=None if decision is None else decision.kind,
+            message=None if decision is None else decision.message,
         )
 
     def check_input(self, use: ToolUse) -> None:
@@ -414,11 +549,46 @@ class InterruptState:
         return InterruptState(
             activated=self.activated,
             interrupts={
-                key: StoredInterrupt(entry.interrupt, json_copy(entry.response), entry.input_digest)
+                key: StoredInterrupt(
+                    entry.interrupt, json_copy(entry.response), entry.input_digest, entry.decision
+                )
                 for key, entry in self.interrupts.items()
             },
             pending=self.pending,
+            consumed=list(self.consumed),
         )
+
+
+def interrupt_state_of(snapshot: Snapshot) -> InterruptState:
+    """The interrupt state a validated snapshot holds (its loader checked every rule first)."""
+    state = snapshot.interrupt_state
+    interrupts = InterruptState(
+        activated=state.activated,
+        pending=state.pending_tool_execution,
+        consumed=[Consumed(c.interrupt_id, c.answer_digest) for c in state.consumed or []],
+    )
+    for stored in state.interrupts:
+        wire = Interrupt.model_validate(
+            stored.model_dump(exclude={"response", "input_digest", "decision", "message"})
+        )
+        decision = None if stored.decision is None else Decision(stored.decision, stored.message)
+        # ROC-SNAP-013: the loader checked the digest against the input; it is kept, never recomputed.
+        interrupts.interrupts[stored.id] = StoredInterrupt(
+            wire, stored.response, stored.input_digest, decision
+        )
+    return interrupts
+
+
+def pending_interrupts_of(
+    doc: Any, *, integrity_keys: Mapping[str, bytes] | None = None, max_snapshot_bytes: int | None = None
+) -> list[dict[str, Any]]:
+    """ROC-PENDING-004: the pending list of a stored snapshot document, without restoring it.
+
+    The document is validated as a restore would (an invalid one raises the loader's error); the list
+    equals what the writing agent's ``pending_interrupts()`` returned.
+    """
+    snapshot = parse_snapshot(doc, integrity_keys=integrity_keys, max_bytes=max_snapshot_bytes)
+    return interrupt_state_of(snapshot).pending_list()
 
 
 def _describe(value: Any) -> str:
@@ -438,23 +608,79 @@ def _is_response_block(block: Any) -> bool:
 
 _NO_METADATA: Any = object()
 """The metadata of an answer that carries none (``None`` would be an explicit, and refused, null)."""
+_BODY_MEMBERS = frozenset({"interruptId", "response", "metadata", "decision", "message"})
 
 
-def _response_body(block: Any) -> tuple[str, Any, Any] | None:
-    """``(interruptId, response, metadata)`` of a well-formed block, else None.
+@dataclass(frozen=True)
+class _Body:
+    """A well-formed interruptResponse body: an answer (``decision`` "answer") or a decision."""
 
-    A missing response reads as null (INVALID_RESPONSE); a missing metadata is ``_NO_METADATA``. The
-    body's members are ``interruptId``, ``response`` and the ``metadata`` extension point (spec 2.2); any
-    other member makes the block malformed (ROC-RESUME-004).
+    interrupt_id: str
+    decision: str
+    response: Any
+    message: str | None
+    metadata: Any
+
+    @property
+    def value(self) -> Any:
+        """What is measured against the value limits: the response, or a decision's message."""
+        return self.response if self.decision == "answer" else self.message
+
+    def problem(self, problem: str | None, size: int) -> str | None:
+        """Why this body is INVALID_RESPONSE given its measured value, or ``None``."""
+        if self.decision == "answer" and self.response is None:
+            return "null"
+        if problem is None and size > MAX_VALUE_BYTES:
+            return f"canonical form larger than {MAX_VALUE_BYTES} bytes"
+        if problem is None and self.metadata is not _NO_METADATA and (
+            not isinstance(self.metadata, dict)
+            or json_value_problem(self.metadata, max_bytes=MAX_VALUE_BYTES) is not None
+        ):
+            # spec 2.2: metadata is accepted only as a JSON object (one a runtime could keep); it is then
+            # dropped here: the unit gets the response alone, and this runtime keeps no metadata.
+            return "metadata is not a JSON object within the limits"
+        return problem
+
+    def normalized(self) -> dict[str, Any]:
+        """ROC-PENDING-002 / ROC-RESEND-001: what a re-send is compared by (metadata never included)."""
+        if self.decision == "answer":
+            return normalized_answer(self.response)
+        return Decision(self.decision, self.message).to_json()  # type: ignore[arg-type]
+
+    def resolution(self) -> Resolution:
+        if self.decision == "answer":
+            return self.interrupt_id, self.response
+        return self.interrupt_id, Decision(self.decision, self.message)  # type: ignore[arg-type]
+
+
+def _response_body(block: Any) -> _Body | str:
+    """The body of a block, or why it is malformed (INVALID_RESUME: ROC-RESUME-004, ROC-DECIDE-002).
+
+    A missing response of an answer reads as null (INVALID_RESPONSE); a missing metadata is
+    ``_NO_METADATA``. The body's members are ``interruptId``, ``response``, ``decision``, ``message`` and
+    the ``metadata`` extension point (spec 2.2); any other member makes the block malformed.
     """
     if isinstance(block, InterruptResponseBlock):
-        body_model = block.interrupt_response
-        meta = _NO_METADATA if body_model.metadata is None else body_model.metadata
-        return body_model.interrupt_id, body_model.response, meta
-    body = block.get("interruptResponse") if isinstance(block, dict) and len(block) == 1 else None
-    if not isinstance(body, dict) or not set(body) <= {"interruptId", "response", "metadata"}:
-        return None
+        model = block.interrupt_response
+        body: Any = model.model_dump(by_alias=True, exclude_none=True)
+        if model.response is not None:
+            body["response"] = model.response
+    else:
+        body = block.get("interruptResponse") if isinstance(block, dict) and len(block) == 1 else None
+    if not isinstance(body, dict) or not set(body) <= _BODY_MEMBERS:
+        return "not an object of interruptId, response, decision, message and metadata"
     interrupt_id_ = body.get("interruptId")
     if not isinstance(interrupt_id_, str) or not interrupt_id_:
-        return None
-    return interrupt_id_, body.get("response"), body.get("metadata", _NO_METADATA)
+        return "interruptId must be a non-empty string"
+    decision = body.get("decision", "answer")
+    if decision not in ("answer", *DECISION_KINDS):  # ROC-DECIDE-002
+        return "decision must be 'answer', 'decline' or 'cancel'"
+    if decision != "answer" and "response" in body:  # ROC-DECIDE-002
+        return f"a {decision} carries no response"
+    if decision == "answer" and "message" in body:  # ROC-DECIDE-002
+        return "an answer carries no message"
+    message = body.get("message")
+    if "message" in body and not isinstance(message, str):  # ROC-DECIDE-002
+        return "message must be a string"
+    metadata = body.get("metadata", _NO_METADATA)
+    return _Body(interrupt_id_, decision, body.get("response"), message, metadata)

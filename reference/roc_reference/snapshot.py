@@ -32,10 +32,12 @@ from .types import (
 )
 
 # Format 2.0 (spec 9.4): RFC 8785 canonical form. Format 1.0 was a pre-release draft; no loader reads it.
-SCHEMA_VERSION = "2.0"
+# Format 2.1 (spec 1.1) adds decisions, onExpiry and the consumed record; this runtime writes 2.1 and
+# reads 2.0 and 2.1.
+SCHEMA_VERSION = "2.1"
 SUPPORTED_MAJOR = 2
-KNOWN_MINOR = 0
-# The snapshot format and the spec are versioned apart (spec 9): RoC 1.0 writes format 2.0.
+KNOWN_MINOR = 1
+# The snapshot format and the spec are versioned apart (spec 9): RoC 1.1 writes format 2.1.
 SPEC_MAJOR = 1
 _VERSION = re.compile(r"(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)", re.ASCII)
 _CREATED_AT = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?Z$"
@@ -56,10 +58,18 @@ class SnapshotAgent(RocModel):
         return value
 
 
+class SnapshotConsumed(RocModel):
+    """Format 2.1: one answer or decision consumed by the most recently completed batch (ROC-RESEND-003)."""
+
+    interrupt_id: str = Field(min_length=1)
+    answer_digest: str = Field(pattern=r"^sha256:[0-9a-f]{64}$")
+
+
 class SnapshotInterruptState(RocModel):
     activated: bool
     interrupts: list[SnapshotInterrupt]
     pending_tool_execution: PendingToolExecution | None
+    consumed: list[SnapshotConsumed] | None = None
 
 
 class SnapshotIntegrity(RocModel):
@@ -151,8 +161,14 @@ def parse_snapshot(
     minor = check_version(doc)  # ROC-VER-005/006: before anything else about the content
     if integrity_keys is not None:  # ROC-SEC-004: verified before any other use
         verify(doc, integrity_keys)
-    if minor > KNOWN_MINOR:  # ROC-VER-007: a later minor may add members; read what 2.0 defines
+    if minor > KNOWN_MINOR:  # ROC-VER-007: a later minor may add members; read what 2.1 defines
         doc = _known_members(doc, _SNAPSHOT_SHAPE)
+    if minor == 0:  # ROC-VER-008: a 2.0 document cannot carry what format 2.1 added
+        later = _member_of_2_1(doc)
+        if later is not None:
+            raise SnapshotInvalidError(
+                f"format 2.0 snapshot carries {later}, a member of format 2.1", details={"path": later}
+            )
     null = _explicit_null(doc, _SNAPSHOT_SHAPE, "")
     if null is not None:  # ROC-SNAP-009: the models read null as absent; the schema refuses it
         raise SnapshotInvalidError(f"malformed snapshot: {null} is null", details={"path": null})
@@ -222,6 +238,9 @@ def _check_consistency(doc: Mapping[str, Any], snap: Snapshot) -> None:
     ids = [i.id for i in state.interrupts]
     if len(set(ids)) != len(ids):
         raise invalid("interrupt ids are not distinct")
+    consumed = [c.interrupt_id for c in state.consumed or []]
+    if len(set(consumed)) != len(consumed):
+        raise invalid("consumed interrupt ids are not distinct")
     points = [(i.source.kind, i.source.tool_use_id, i.name) for i in state.interrupts]
     if len(set(points)) != len(points):
         raise invalid("two interrupts share one raise point")
@@ -258,7 +277,24 @@ def _check_consistency(doc: Mapping[str, Any], snap: Snapshot) -> None:
             raise invalid(f"inputDigest of interrupt {interrupt.id!r} does not match its tool input")
 
 
-# Members of snapshot format 2.0, for reading a later 2.x minor (ROC-VER-007). ``None`` = any JSON value;
+def _member_of_2_1(doc: Mapping[str, Any]) -> str | None:
+    """The path of the first member format 2.1 added, in a document (ROC-VER-008), or ``None``."""
+    state = doc.get("interruptState")
+    if not isinstance(state, dict):
+        return None
+    if "consumed" in state:
+        return "interruptState/consumed"
+    interrupts = state.get("interrupts")
+    for index, stored in enumerate(interrupts if isinstance(interrupts, list) else []):
+        for member in _MEMBERS_2_1:
+            if isinstance(stored, dict) and member in stored:
+                return f"interruptState/interrupts/{index}/{member}"
+    return None
+
+
+_MEMBERS_2_1 = ("decision", "message", "onExpiry")
+
+# Members of snapshot format 2.1, for reading a later 2.x minor (ROC-VER-007). ``None`` = any JSON value;
 # a dict = an object with these members; a one-element list = an array of that shape.
 _SOURCE = {"kind": None, "toolUseId": None, "toolName": None, "nodeId": None}
 _TOOL_RESULT = {"toolUseId": None, "status": None, "content": [{"text": None, "json": None}]}
@@ -281,8 +317,12 @@ _STORED_INTERRUPT = {
     "source": _SOURCE,
     "responseSchema": None,
     "expiresAt": None,
+    "metadata": None,
+    "onExpiry": {"decision": None, "message": None},
     "response": None,
     "inputDigest": None,
+    "decision": None,
+    "message": None,
 }
 _SNAPSHOT_SHAPE: dict[str, Any] = {
     "schemaVersion": None,
@@ -294,6 +334,7 @@ _SNAPSHOT_SHAPE: dict[str, Any] = {
         "activated": None,
         "interrupts": [_STORED_INTERRUPT],
         "pendingToolExecution": {"assistantMessage": _MESSAGE, "completedToolResults": [_TOOL_RESULT]},
+        "consumed": [{"interruptId": None, "answerDigest": None}],
     },
     "integrity": {"alg": None, "keyId": None, "mac": None},
 }

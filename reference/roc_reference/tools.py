@@ -10,11 +10,12 @@ content is ``[{"text": str(exception)}]`` — a failing tool never crashes the a
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from types import MethodType
 from typing import TYPE_CHECKING, Any, overload
 
+from .decisions import InterruptDeclined
 from .errors import RocError
 from .interrupts import InterruptRaised, UnitRun
 from .types import JsonContent, TextBlock, ToolResult, ToolUse, error_result, is_json_value
@@ -33,16 +34,32 @@ class ToolContext:
     agent: Agent
     _unit: UnitRun
 
-    def interrupt(self, name: str, reason: Any = None, *, metadata: dict[str, Any] | None = None) -> Any:
+    def interrupt(
+        self,
+        name: str,
+        reason: Any = None,
+        *,
+        metadata: dict[str, Any] | None = None,
+        expires_at: str | None = None,
+        on_expiry: Mapping[str, Any] | None = None,
+    ) -> Any:
         """Return the caller's answer to ``name``, or pause the agent until it is answered (ROC-REPLAY-001).
 
         On resume the body runs again from its start (replay) and this call returns the stored answer,
         so code before it runs again: keep it idempotent. ``metadata`` (a JSON object, e.g. a UI hint) is
-        reported with the interrupt unchanged (ROC-MODEL-014).
+        reported with the interrupt unchanged (ROC-MODEL-014); so are ``expires_at`` (RFC 3339) and
+        ``on_expiry`` (ROC-EXPIRY-001/002). A declined or cancelled interrupt raises ``InterruptDeclined``
+        (ROC-DECIDE-003); a body that lets it escape gets an error result with the decision text.
         """
-        if metadata is None:  # the broken fixtures patch UnitRun.interrupt without the keyword
-            return self._unit.interrupt(name, reason)
-        return self._unit.interrupt(name, reason, metadata=metadata)
+        extra: dict[str, Any] = {}
+        # Only the keywords given: the broken fixtures patch UnitRun.interrupt without the later ones.
+        if metadata is not None:
+            extra["metadata"] = metadata
+        if expires_at is not None:
+            extra["expires_at"] = expires_at
+        if on_expiry is not None:
+            extra["on_expiry"] = on_expiry
+        return self._unit.interrupt(name, reason, **extra)
 
 
 @dataclass(frozen=True)
@@ -78,6 +95,8 @@ class Tool:
                 raise context._unit.error from exc
             if context._unit.raised is not None:  # ROC-REPLAY-009: the pause stands, the failure is dropped
                 raise InterruptRaised(context._unit.raised) from None
+            if isinstance(exc, InterruptDeclined):  # ROC-DECIDE-004: exactly the decision text
+                return error_result(tool_use.tool_use_id, exc.text)
             return error_result(tool_use.tool_use_id, str(exc))
         if context._unit.error is not None:  # the body swallowed a misuse of interrupt(); it still fails
             raise context._unit.error

@@ -26,6 +26,8 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
+from .decisions import on_expiry_problem
+
 StopReason = Literal[
     "end_turn",
     "tool_use",
@@ -35,6 +37,7 @@ StopReason = Literal[
     "guardrail_intervened",
     "interrupt",
     "cancelled",
+    "abandoned",  # spec 1.1, ROC-ABANDON-005: a pending batch ended from outside
 ]
 InterruptSourceKind = Literal["tool", "before_tool_call", "before_tools", "before_node_call", "agent_as_tool"]
 Role = Literal["user", "assistant"]
@@ -296,11 +299,14 @@ class InterruptResponse(RocModel):
     the unit as part of the answer (the unit gets ``response`` only), and not kept by this runtime.
     """
 
-    _omit_if_none = frozenset({"metadata"})
+    _omit_if_none = frozenset({"response", "metadata", "decision", "message"})
 
     interrupt_id: str
-    response: Any
+    response: Any = None
     metadata: dict[str, Any] | None = None
+    decision: Literal["answer", "decline", "cancel"] | None = None
+    """Spec 1.1 (ROC-DECIDE-001): absent = an answer; a decline or cancel carries no ``response``."""
+    message: str | None = None
 
     @field_validator("metadata", mode="before")
     @classmethod
@@ -400,7 +406,7 @@ class Interrupt(RocModel):
     reported unchanged and kept in snapshots.
     """
 
-    _omit_if_none = frozenset({"reason", "responseSchema", "expiresAt", "metadata"})
+    _omit_if_none = frozenset({"reason", "responseSchema", "expiresAt", "metadata", "onExpiry"})
 
     id: str = Field(min_length=1)
     name: str = Field(min_length=1)
@@ -409,6 +415,18 @@ class Interrupt(RocModel):
     response_schema: dict[str, Any] | None = None
     expires_at: str | None = None
     metadata: dict[str, Any] | None = None
+    on_expiry: dict[str, Any] | None = None
+    """Spec 1.1 (ROC-EXPIRY-002): ``{"decision": "decline"|"cancel", "message"?}``, reported unchanged."""
+
+    @field_validator("on_expiry", mode="before")
+    @classmethod
+    def _on_expiry_is_an_outcome(cls, value: Any) -> Any:
+        if value is None:
+            return None
+        problem = on_expiry_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
+        return json_copy(dict(value))
 
     @field_validator("metadata", mode="before")
     @classmethod
@@ -451,11 +469,24 @@ class SnapshotInterrupt(Interrupt):
     """A stored interrupt: plus ``response`` when answered and ``inputDigest`` when tool-bound."""
 
     _omit_if_none = frozenset(
-        {"reason", "responseSchema", "expiresAt", "metadata", "response", "inputDigest"}
+        {
+            "reason",
+            "responseSchema",
+            "expiresAt",
+            "metadata",
+            "onExpiry",
+            "response",
+            "inputDigest",
+            "decision",
+            "message",
+        }
     )
 
     response: Any = None
     input_digest: str | None = Field(default=None, pattern=r"^sha256:[0-9a-f]{64}$")
+    decision: Literal["decline", "cancel"] | None = None
+    """Format 2.1: a decided interrupt stores its decision (and ``message``) instead of a ``response``."""
+    message: str | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -464,6 +495,15 @@ class SnapshotInterrupt(Interrupt):
         if isinstance(data, dict) and "metadata" in data and data["metadata"] is None:
             raise ValueError("stored interrupt metadata must be a JSON object, not null")
         return data
+
+    @model_validator(mode="after")
+    def _answer_or_decision(self) -> SnapshotInterrupt:
+        # Format 2.1: never both a response and a decision; a message only with a decision.
+        if self.decision is not None and self.response is not None:
+            raise ValueError("a stored interrupt holds a response or a decision, not both")
+        if self.message is not None and self.decision is None:
+            raise ValueError("a stored message needs its decision")
+        return self
 
     @field_validator("response")
     @classmethod

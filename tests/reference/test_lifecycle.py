@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import math
 from typing import Any
 
 import pytest
+import rfc8785
 from refsupport import Tracer, answer, answers, frozen, text, use
 from roc_reference import (
     Agent,
@@ -406,11 +408,20 @@ def test_answers_consumed_when_the_batch_completes() -> None:
     first = agent("go")
     agent(answers(first, "y"))
     snap = agent.take_snapshot()
-    assert snap["interruptState"] == {"activated": False, "interrupts": [], "pendingToolExecution": None}
+    # ROC-RESEND-003: only the digest of what the completed batch consumed stays (format 2.1)
+    digest = "sha256:" + hashlib.sha256(rfc8785.dumps({"decision": "answer", "response": "y"})).hexdigest()
+    consumed = [{"interruptId": first.interrupts[0].id, "answerDigest": digest}]
+    assert snap["interruptState"] == {
+        "activated": False,
+        "interrupts": [],
+        "pendingToolExecution": None,
+        "consumed": consumed,
+    }
     before = frozen(agent)
     with pytest.raises(RocError) as info:
         agent(answers(first, "y"))
     assert info.value.code == ErrorCode.NOT_INTERRUPTED
+    assert info.value.details == {"alreadyAnswered": [first.interrupts[0].id]}  # ROC-RESEND-001
     assert frozen(agent) == before
     assert a.runs == 2
     assert model.calls == 2
