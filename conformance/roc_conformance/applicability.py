@@ -25,6 +25,33 @@ CANNOT_ARISE: dict[str, CannotArise] = {
         "interrupt and a resume must answer it, so a batch never holds an unanswered interrupt whose unit "
         "runs again without raising it",
     ),
+    "ROC-DECIDE-005": CannotArise(
+        lambda claimed: "hooks" not in claimed,
+        "without `hooks` no BeforeToolCall callback can raise an interrupt, so none can leave a decision "
+        "unhandled",
+    ),
+    "ROC-DECIDE-006": CannotArise(
+        lambda claimed: "hooks" not in claimed,
+        "without `hooks` no BeforeTools callback can raise an interrupt, so none can leave a decision "
+        "unhandled",
+    ),
+    "ROC-DECIDE-009": CannotArise(
+        lambda claimed: "expiry" not in claimed,
+        "without `expiry` no interrupt carries an `expiresAt`, so none can have expired",
+    ),
+    "ROC-EXPIRY-005": CannotArise(
+        lambda claimed: not claimed & {"hooks", "concurrent-executor"},
+        "with neither `hooks` nor the concurrent executor, a batch stops at its first interrupt and a resume "
+        "must decide that one, so no accepted resume leaves an expired interrupt undecided",
+    ),
+    "ROC-PENDING-004": CannotArise(
+        lambda claimed: "sessions" not in claimed,
+        "without `sessions` there is no snapshot document to list",
+    ),
+    "ROC-RESEND-003": CannotArise(
+        lambda claimed: "sessions" not in claimed,
+        "without `sessions` there is no snapshot to keep the record of consumed decisions in",
+    ),
 }
 
 

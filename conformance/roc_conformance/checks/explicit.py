@@ -504,7 +504,20 @@ def explicit_checks() -> list[Check]:
     checks.extend(limit_checks())
     checks.extend(prompt_checks())
     checks.extend(metadata_checks())
+    checks.extend(chapter_11_checks())
     return checks
+
+
+def chapter_11_checks() -> list[Check]:
+    """Decisions, abandon, expiry, the pending list and re-sent answers (spec chapter 11)."""
+    from roc_conformance.checks.abandon import abandon_checks
+    from roc_conformance.checks.decisions import decision_checks
+    from roc_conformance.checks.drive_to_end import drive_to_end_checks
+    from roc_conformance.checks.expiry import expiry_checks
+    from roc_conformance.checks.pending import pending_checks
+
+    checks = [*decision_checks(), *abandon_checks(), *expiry_checks(), *pending_checks()]
+    return [*checks, *drive_to_end_checks()]
 
 
 # ---------------------------------------------------------------------------------------------
