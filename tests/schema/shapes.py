@@ -56,6 +56,12 @@ TYPES: dict[str, tuple[str, str]] = {
         "roc.v1.PendingToolExecution",
     ),
     "SnapshotIntegrity": ("snapshot.schema.json#/$defs/integrity", "roc.v1.Integrity"),
+    "ExpiryOutcome": ("interrupt.schema.json#/$defs/expiryOutcome", "roc.v1.ExpiryOutcome"),
+    "ConsumedDecision": ("snapshot.schema.json#/$defs/consumedDecision", "roc.v1.ConsumedDecision"),
+    "PendingInterrupt": ("pending-interrupt.schema.json#", "roc.v1.PendingInterrupt"),
+    "PendingAnswer": ("pending-interrupt.schema.json#/$defs/answer", "roc.v1.PendingAnswer"),
+    "AbandonInput": ("abandon-input.schema.json#", "roc.v1.AbandonInput"),
+    "Abandon": ("abandon-input.schema.json#/$defs/body", "roc.v1.Abandon"),
 }
 #: The one bare-array type (spec 2.7, bare arrays): its items, compared with the one repeated field.
 ARRAY_TYPES: dict[str, tuple[str, str, str]] = {

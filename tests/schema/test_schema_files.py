@@ -24,6 +24,8 @@ EXPECTED = {
     "resume-input",
     "snapshot",
     "stop-reason",
+    "pending-interrupt",
+    "abandon-input",
     "tool-result",
     "trace-event",
 }

@@ -93,6 +93,7 @@ def test_stop_reasons_are_the_closed_lowercase_set() -> None:
         "guardrail_intervened",
         "interrupt",
         "cancelled",
+        "abandoned",  # spec 1.1 (ROC-ABANDON-005)
     ]
     check = validator("stop-reason.schema.json")
     for other in ["endTurn", "INTERRUPT", "checkpoint", "limit_turns", "pause_turn", ""]:
