@@ -88,9 +88,9 @@ def test_npm_test_passes(node: str) -> None:
     checked([npm, "test"], timeout=600)
 
 
-def test_describe_states_the_example_and_protocol_3(client: HarnessClient) -> None:
+def test_describe_states_the_example_and_protocol_4(client: HarnessClient) -> None:
     description = _fresh(client).describe()
-    assert description.harness_protocol_version == 3
+    assert description.harness_protocol_version == 4
     assert description.implementation["name"] == "roc-kit-minimal-example"
     assert description.implementation["language"] == "typescript"
     assert description.profiles == {"core", "sequential-executor", "direct-tool-call"}
@@ -223,3 +223,12 @@ def test_an_invoke_that_never_answers_is_a_timeout(node: str) -> None:
                 harness.invoke(agent, {"prompt": "hi"})
     finally:
         target.stop()
+
+
+def test_list_pending_is_a_harness_error_saying_it_is_not_supported(client: HarnessClient) -> None:
+    # Protocol 4's new RPC over real gRPC: the kit claims no RoC 1.1 profile and says why it cannot list.
+    fresh = _fresh(client)
+    agent = fresh.create_agent(_spec([{"return": {}}]))
+    out = fresh.list_pending(agent)
+    assert set(out) == {"harness_error"}
+    assert "not implement ListPending" in out["harness_error"]

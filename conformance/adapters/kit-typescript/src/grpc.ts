@@ -34,7 +34,15 @@ export function serviceDefinition(service: DescService): grpc.ServiceDefinition 
 /** The definition of roc.conformance.v1.HarnessService. */
 export const harnessServiceDefinition: grpc.ServiceDefinition = serviceDefinition(HarnessServiceDesc);
 
-type Rpc = "describe" | "createAgent" | "invoke" | "takeSnapshot" | "restoreAgent" | "disposeAgent" | "inspectAgent";
+type Rpc =
+  | "describe"
+  | "createAgent"
+  | "invoke"
+  | "takeSnapshot"
+  | "restoreAgent"
+  | "disposeAgent"
+  | "inspectAgent"
+  | "listPending";
 
 /** The grpc-js implementation of the harness service over `service`. */
 export function harnessImplementation<A>(service: HarnessService<A>): grpc.UntypedServiceImplementation {

@@ -30,10 +30,12 @@ import {
 } from "@bufbuild/protobuf";
 
 import { file_roc_conformance_v1_harness } from "./gen/roc/conformance/v1/harness_pb.ts";
+import { file_roc_v1_abandon } from "./gen/roc/v1/abandon_pb.ts";
 import { file_roc_v1_agent_result } from "./gen/roc/v1/agent_result_pb.ts";
 import { file_roc_v1_error } from "./gen/roc/v1/error_pb.ts";
 import { file_roc_v1_interrupt } from "./gen/roc/v1/interrupt_pb.ts";
 import { file_roc_v1_message } from "./gen/roc/v1/message_pb.ts";
+import { file_roc_v1_pending } from "./gen/roc/v1/pending_pb.ts";
 import { file_roc_v1_resume } from "./gen/roc/v1/resume_pb.ts";
 import { file_roc_v1_snapshot } from "./gen/roc/v1/snapshot_pb.ts";
 
@@ -71,6 +73,13 @@ export const JSON_TYPES: Readonly<Record<string, string>> = {
   InterruptState: "roc.v1.InterruptState",
   PendingToolExecution: "roc.v1.PendingToolExecution",
   SnapshotIntegrity: "roc.v1.Integrity",
+  // Spec 1.1.
+  ExpiryOutcome: "roc.v1.ExpiryOutcome",
+  PendingInterrupt: "roc.v1.PendingInterrupt",
+  PendingAnswer: "roc.v1.PendingAnswer",
+  AbandonInput: "roc.v1.AbandonInput",
+  Abandon: "roc.v1.Abandon",
+  ConsumedDecision: "roc.v1.ConsumedDecision",
   AgentSpec: "roc.conformance.v1.AgentSpec",
   TraceEvent: "roc.conformance.v1.TraceEvent",
 };
@@ -80,22 +89,31 @@ const NEVER_NULL = new Set([
   "roc.v1.Interrupt.reason",
   "roc.v1.Interrupt.response",
   "roc.v1.InterruptResponse.response",
+  "roc.v1.PendingInterrupt.reason",
+  "roc.v1.PendingAnswer.response",
   "roc.conformance.v1.InspectedInterrupt.reason",
   "roc.conformance.v1.InspectedInterrupt.response",
 ]);
 const ARRAY_WRAPPERS: Readonly<Record<string, string>> = { "roc.v1.ResumeInput": "responses" };
 const FLATTENED_ONEOFS: Readonly<Record<string, string>> = { "roc.conformance.v1.TraceEvent": "kind" };
-const OMIT_WHEN_EMPTY = new Set(["roc.conformance.v1.AgentSpec.tools", "roc.conformance.v1.AgentSpec.hooks"]);
+// Rule 7: optional JSON arrays, omitted when empty (interruptState.consumed: a 2.0 snapshot has none).
+const OMIT_WHEN_EMPTY = new Set([
+  "roc.conformance.v1.AgentSpec.tools",
+  "roc.conformance.v1.AgentSpec.hooks",
+  "roc.v1.InterruptState.consumed",
+]);
 const JSON_VALUE_TYPES = new Set(["google.protobuf.Value", "google.protobuf.Struct", "google.protobuf.ListValue"]);
 
 /** Every RoC and harness type. A registry holds the types of the files it is given, not of their imports,
  * so each file is listed (a new .proto file is added here). */
 export const registry: Registry = createRegistry(
   file_roc_conformance_v1_harness,
+  file_roc_v1_abandon,
   file_roc_v1_agent_result,
   file_roc_v1_error,
   file_roc_v1_interrupt,
   file_roc_v1_message,
+  file_roc_v1_pending,
   file_roc_v1_resume,
   file_roc_v1_snapshot,
 );

@@ -22,7 +22,9 @@ import { ScenarioError } from "./programs.ts";
 import { type Scenario, parseScenario } from "./scenario.ts";
 import { Trace } from "./trace.ts";
 
-export const HARNESS_PROTOCOL_VERSION = 3;
+/** Harness protocol 4; the kit drives none of the RoC 1.1 profiles yet: abandon and ListPending answer
+ * harness_error ("not supported"), so an adapter built on it does not claim them. */
+export const HARNESS_PROTOCOL_VERSION = 4;
 /** The kit's version (package.json); a new harness protocol that needs adapters to change is a new major. */
 export const KIT_VERSION = "0.1.0";
 
@@ -45,7 +47,7 @@ export interface AdapterInfo {
   readonly homepage?: string;
   /** Profile -> why it cannot apply to this runtime. */
   readonly notApplicable?: Readonly<Record<string, string>>;
-  /** Adapter features; protocol 3 knows "inspect". Default: ["inspect"] when the adapter has `inspect`. */
+  /** Adapter features; protocols 3 and 4 know "inspect". Default: ["inspect"] when the adapter has `inspect`. */
   readonly capabilities?: readonly string[];
 }
 
@@ -178,7 +180,7 @@ export class HarnessService<A> {
     const handle = String(request["agent"] ?? "");
     const live = this.agents.get(handle);
     if (live === undefined) return { harnessError: harnessError(`unknown agent handle ${JSON.stringify(handle)}`) };
-    const kinds = ["prompt", "content", "interruptResponses", "directToolCall"].filter((k) => k in request);
+    const kinds = ["prompt", "content", "interruptResponses", "directToolCall", "abandon"].filter((k) => k in request);
     if (kinds.length !== 1) return { harnessError: harnessError(`bad input: expected one input, got ${kinds.length}`) };
     const call = request["directToolCall"];
     if (call !== undefined && !(isJsonObject(call) && typeof (call["name"] ?? "") === "string" && isJsonObject(call["input"] ?? {}))) {
@@ -229,6 +231,7 @@ export class HarnessService<A> {
       // whose rejection (ROC-RESUME-004/005) is what the suite judges.
       return { result: await this.adapter.invoke(agent, { kind: "interruptResponses", value: resumeBlocks(bodies) }) };
     }
+    if ("abandon" in request) throw new Unsupported("this adapter kit does not implement abandon (profile abandon)");
     const call = request["directToolCall"] as JsonObject; // an object with an object input: checked by invoke
     if (this.adapter.callTool === undefined) {
       throw new Unsupported("this adapter does not implement direct tool calls (profile direct-tool-call)");
@@ -325,6 +328,11 @@ export class HarnessService<A> {
         return { harnessError: unexpected(thrown) };
       }
     });
+  }
+
+  /** ListPending (profile pending-list, harness protocol 4): not supported by this kit. */
+  listPending(_request: JsonObject): JsonObject {
+    return { harnessError: harnessError("this adapter kit does not implement ListPending (profile pending-list)") };
   }
 
   async close(): Promise<void> {

@@ -41,8 +41,8 @@ test("a served adapter answers over gRPC; an unencodable reply is a harness_erro
   const Client = grpc.makeGenericClientConstructor(harnessServiceDefinition, "HarnessService");
   const client = new Client(serving.address, grpc.credentials.createInsecure());
   try {
-    const described = await call<DescribeResponse>(client, "Describe", create(DescribeRequestSchema, { harnessProtocolVersion: 3 }));
-    assert.equal(described.harnessProtocolVersion, 3);
+    const described = await call<DescribeResponse>(client, "Describe", create(DescribeRequestSchema, { harnessProtocolVersion: 4 }));
+    assert.equal(described.harnessProtocolVersion, 4);
     assert.equal(described.implementation?.language, "typescript");
     const spec = toProto("AgentSpec", { agentId: "a", executor: "sequential", model: { turns: [] }, state: {} });
     const createdReply = await call<CreateAgentResponse>(client, "CreateAgent", create(CreateAgentRequestSchema, { spec: spec as never }));

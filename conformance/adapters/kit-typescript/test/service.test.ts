@@ -68,9 +68,9 @@ async function created(service: HarnessService<Fake>, spec: JsonObject = SPEC): 
   return String(reply["agent"]);
 }
 
-test("Describe answers protocol 3 and the info, with inspect only when the adapter can inspect", () => {
+test("Describe answers protocol 4 and the info, with inspect only when the adapter can inspect", () => {
   const reply = new HarnessService(new FakeAdapter()).describe({});
-  assert.equal(reply["harnessProtocolVersion"], 3);
+  assert.equal(reply["harnessProtocolVersion"], 4);
   assert.deepEqual(reply["profiles"], ["core"]);
   assert.deepEqual(reply["specVersions"], ["1.0"]);
   assert.deepEqual(reply["capabilities"], []);
@@ -185,4 +185,17 @@ test("KIT_VERSION is the package version", async () => {
   const { KIT_VERSION } = await import("../src/service.ts");
   const pkg = JSON.parse((await import("node:fs")).readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
   assert.equal(KIT_VERSION, pkg.version);
+});
+
+test("protocol 4: abandon and ListPending are not supported by the kit: harness errors, and the runtime sees nothing", async () => {
+  const service = new HarnessService(new FakeAdapter());
+  const handle = await created(service);
+  const abandoned = await service.invoke({ agent: handle, abandon: { message: "stop" } });
+  assert.match(String((abandoned["harnessError"] as JsonObject)["message"]), /abandon/);
+  assert.deepEqual(service.agents.get(handle)?.value.agent.inputs, []);
+  for (const request of [{ agent: handle }, { snapshot: { snapshotJson: "{}", spec: SPEC } }]) {
+    const listed = service.listPending(request);
+    assert.deepEqual(Object.keys(listed), ["harnessError"]);
+    assert.match(String((listed["harnessError"] as JsonObject)["message"]), /ListPending.*pending-list/);
+  }
 });

@@ -11,13 +11,15 @@ import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2"
 import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Value } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_struct } from "@bufbuild/protobuf/wkt";
+import type { Decision } from "./resume_pb.ts";
+import { file_roc_v1_resume } from "./resume_pb.ts";
 import type { JsonObject, Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file roc/v1/interrupt.proto.
  */
 export const file_roc_v1_interrupt: GenFile = /*@__PURE__*/
-  fileDesc("ChZyb2MvdjEvaW50ZXJydXB0LnByb3RvEgZyb2MudjEirgEKD0ludGVycnVwdFNvdXJjZRIpCgRraW5kGAEgASgOMhsucm9jLnYxLkludGVycnVwdFNvdXJjZUtpbmQSGAoLdG9vbF91c2VfaWQYAiABKAlIAIgBARIWCgl0b29sX25hbWUYAyABKAlIAYgBARIUCgdub2RlX2lkGAQgASgJSAKIAQFCDgoMX3Rvb2xfdXNlX2lkQgwKCl90b29sX25hbWVCCgoIX25vZGVfaWQi0QIKCUludGVycnVwdBIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEiYKBnJlYXNvbhgDIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRInCgZzb3VyY2UYBCABKAsyFy5yb2MudjEuSW50ZXJydXB0U291cmNlEjAKD3Jlc3BvbnNlX3NjaGVtYRgFIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSFwoKZXhwaXJlc19hdBgGIAEoCUgAiAEBEigKCHJlc3BvbnNlGAcgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEhkKDGlucHV0X2RpZ2VzdBgIIAEoCUgBiAEBEikKCG1ldGFkYXRhGAkgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEINCgtfZXhwaXJlc19hdEIPCg1faW5wdXRfZGlnZXN0KoUCChNJbnRlcnJ1cHRTb3VyY2VLaW5kEiUKIUlOVEVSUlVQVF9TT1VSQ0VfS0lORF9VTlNQRUNJRklFRBAAEh4KGklOVEVSUlVQVF9TT1VSQ0VfS0lORF9UT09MEAESKgomSU5URVJSVVBUX1NPVVJDRV9LSU5EX0JFRk9SRV9UT09MX0NBTEwQAhImCiJJTlRFUlJVUFRfU09VUkNFX0tJTkRfQkVGT1JFX1RPT0xTEAMSKgomSU5URVJSVVBUX1NPVVJDRV9LSU5EX0JFRk9SRV9OT0RFX0NBTEwQBBInCiNJTlRFUlJVUFRfU09VUkNFX0tJTkRfQUdFTlRfQVNfVE9PTBAFYgZwcm90bzM", [file_google_protobuf_struct]);
+  fileDesc("ChZyb2MvdjEvaW50ZXJydXB0LnByb3RvEgZyb2MudjEirgEKD0ludGVycnVwdFNvdXJjZRIpCgRraW5kGAEgASgOMhsucm9jLnYxLkludGVycnVwdFNvdXJjZUtpbmQSGAoLdG9vbF91c2VfaWQYAiABKAlIAIgBARIWCgl0b29sX25hbWUYAyABKAlIAYgBARIUCgdub2RlX2lkGAQgASgJSAKIAQFCDgoMX3Rvb2xfdXNlX2lkQgwKCl90b29sX25hbWVCCgoIX25vZGVfaWQi0wMKCUludGVycnVwdBIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEiYKBnJlYXNvbhgDIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRInCgZzb3VyY2UYBCABKAsyFy5yb2MudjEuSW50ZXJydXB0U291cmNlEjAKD3Jlc3BvbnNlX3NjaGVtYRgFIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSFwoKZXhwaXJlc19hdBgGIAEoCUgAiAEBEigKCHJlc3BvbnNlGAcgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEhkKDGlucHV0X2RpZ2VzdBgIIAEoCUgBiAEBEikKCG1ldGFkYXRhGAkgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIoCglvbl9leHBpcnkYCiABKAsyFS5yb2MudjEuRXhwaXJ5T3V0Y29tZRInCghkZWNpc2lvbhgLIAEoDjIQLnJvYy52MS5EZWNpc2lvbkgCiAEBEhQKB21lc3NhZ2UYDCABKAlIA4gBAUINCgtfZXhwaXJlc19hdEIPCg1faW5wdXRfZGlnZXN0QgsKCV9kZWNpc2lvbkIKCghfbWVzc2FnZSJVCg1FeHBpcnlPdXRjb21lEiIKCGRlY2lzaW9uGAEgASgOMhAucm9jLnYxLkRlY2lzaW9uEhQKB21lc3NhZ2UYAiABKAlIAIgBAUIKCghfbWVzc2FnZSqFAgoTSW50ZXJydXB0U291cmNlS2luZBIlCiFJTlRFUlJVUFRfU09VUkNFX0tJTkRfVU5TUEVDSUZJRUQQABIeChpJTlRFUlJVUFRfU09VUkNFX0tJTkRfVE9PTBABEioKJklOVEVSUlVQVF9TT1VSQ0VfS0lORF9CRUZPUkVfVE9PTF9DQUxMEAISJgoiSU5URVJSVVBUX1NPVVJDRV9LSU5EX0JFRk9SRV9UT09MUxADEioKJklOVEVSUlVQVF9TT1VSQ0VfS0lORF9CRUZPUkVfTk9ERV9DQUxMEAQSJwojSU5URVJSVVBUX1NPVVJDRV9LSU5EX0FHRU5UX0FTX1RPT0wQBWIGcHJvdG8z", [file_google_protobuf_struct, file_roc_v1_resume]);
 
 /**
  * The raise point of an interrupt, so a user interface can tell which call it is about.
@@ -107,8 +109,8 @@ export type Interrupt = Message<"roc.v1.Interrupt"> & {
   responseSchema?: JsonObject | undefined;
 
   /**
-   * When the interrupt stops accepting answers, an RFC 3339 date-time kept as the exact
-   * string the JSON carries (reserved profile expiry).
+   * When the interrupt stops accepting answers, an RFC 3339 date-time with a zone, kept as the exact
+   * string the JSON carries (profile expiry).
    *
    * @generated from field: optional string expires_at = 6;
    */
@@ -136,6 +138,29 @@ export type Interrupt = Message<"roc.v1.Interrupt"> & {
    * @generated from field: google.protobuf.Struct metadata = 9;
    */
   metadata?: JsonObject | undefined;
+
+  /**
+   * What an unanswered interrupt resolves to once it has expired (profile expiry), as the raiser gave
+   * it. Unset: a decline with the expiry text.
+   *
+   * @generated from field: roc.v1.ExpiryOutcome on_expiry = 10;
+   */
+  onExpiry?: ExpiryOutcome | undefined;
+
+  /**
+   * Snapshots only (format 2.1): the stored decision of an interrupt declined or cancelled in a cycle
+   * that has not completed, DECISION_DECLINE or DECISION_CANCEL; never set together with response.
+   *
+   * @generated from field: optional roc.v1.Decision decision = 11;
+   */
+  decision?: Decision | undefined;
+
+  /**
+   * Snapshots only (format 2.1): the message of that decision; set only with decision.
+   *
+   * @generated from field: optional string message = 12;
+   */
+  message?: string | undefined;
 };
 
 /**
@@ -144,6 +169,35 @@ export type Interrupt = Message<"roc.v1.Interrupt"> & {
  */
 export const InterruptSchema: GenMessage<Interrupt> = /*@__PURE__*/
   messageDesc(file_roc_v1_interrupt, 1);
+
+/**
+ * The outcome of an expired interrupt. JSON: {"decision": "decline" | "cancel", "message"?: "..."}.
+ *
+ * @generated from message roc.v1.ExpiryOutcome
+ */
+export type ExpiryOutcome = Message<"roc.v1.ExpiryOutcome"> & {
+  /**
+   * DECISION_DECLINE or DECISION_CANCEL; DECISION_ANSWER has no JSON form here (checked on the JSON
+   * form).
+   *
+   * @generated from field: roc.v1.Decision decision = 1;
+   */
+  decision: Decision;
+
+  /**
+   * The decision's message. Unset: the expiry text.
+   *
+   * @generated from field: optional string message = 2;
+   */
+  message?: string | undefined;
+};
+
+/**
+ * Describes the message roc.v1.ExpiryOutcome.
+ * Use `create(ExpiryOutcomeSchema)` to create a new message.
+ */
+export const ExpiryOutcomeSchema: GenMessage<ExpiryOutcome> = /*@__PURE__*/
+  messageDesc(file_roc_v1_interrupt, 2);
 
 /**
  * Where an interrupt was raised. JSON spells the values in lower snake case

@@ -7,8 +7,8 @@
 // @generated from file roc/v1/resume.proto (package roc.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Value } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_struct } from "@bufbuild/protobuf/wkt";
 import type { JsonObject, Message } from "@bufbuild/protobuf";
@@ -17,10 +17,12 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file roc/v1/resume.proto.
  */
 export const file_roc_v1_resume: GenFile = /*@__PURE__*/
-  fileDesc("ChNyb2MvdjEvcmVzdW1lLnByb3RvEgZyb2MudjEifgoRSW50ZXJydXB0UmVzcG9uc2USFAoMaW50ZXJydXB0X2lkGAEgASgJEigKCHJlc3BvbnNlGAIgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEikKCG1ldGFkYXRhGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCJRChhJbnRlcnJ1cHRSZXNwb25zZUNvbnRlbnQSNQoSaW50ZXJydXB0X3Jlc3BvbnNlGAEgASgLMhkucm9jLnYxLkludGVycnVwdFJlc3BvbnNlIkIKC1Jlc3VtZUlucHV0EjMKCXJlc3BvbnNlcxgBIAMoCzIgLnJvYy52MS5JbnRlcnJ1cHRSZXNwb25zZUNvbnRlbnRiBnByb3RvMw", [file_google_protobuf_struct]);
+  fileDesc("ChNyb2MvdjEvcmVzdW1lLnByb3RvEgZyb2MudjEi1gEKEUludGVycnVwdFJlc3BvbnNlEhQKDGludGVycnVwdF9pZBgBIAEoCRIoCghyZXNwb25zZRgCIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRIpCghtZXRhZGF0YRgDIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSJwoIZGVjaXNpb24YBCABKA4yEC5yb2MudjEuRGVjaXNpb25IAIgBARIUCgdtZXNzYWdlGAUgASgJSAGIAQFCCwoJX2RlY2lzaW9uQgoKCF9tZXNzYWdlIlEKGEludGVycnVwdFJlc3BvbnNlQ29udGVudBI1ChJpbnRlcnJ1cHRfcmVzcG9uc2UYASABKAsyGS5yb2MudjEuSW50ZXJydXB0UmVzcG9uc2UiQgoLUmVzdW1lSW5wdXQSMwoJcmVzcG9uc2VzGAEgAygLMiAucm9jLnYxLkludGVycnVwdFJlc3BvbnNlQ29udGVudCpkCghEZWNpc2lvbhIYChRERUNJU0lPTl9VTlNQRUNJRklFRBAAEhMKD0RFQ0lTSU9OX0FOU1dFUhABEhQKEERFQ0lTSU9OX0RFQ0xJTkUQAhITCg9ERUNJU0lPTl9DQU5DRUwQA2IGcHJvdG8z", [file_google_protobuf_struct]);
 
 /**
- * The answer to one interrupt. JSON: {"interruptId": "...", "response": <JSON>, "metadata"?: {...}}.
+ * The answer to one interrupt. JSON: {"interruptId": "...", "response"?: <JSON>, "metadata"?: {...},
+ * "decision"?: "...", "message"?: "..."}. An answer carries response and no message; a decline or a
+ * cancel carries no response and optionally a message (spec 1.1; checked on the JSON form).
  *
  * @generated from message roc.v1.InterruptResponse
  */
@@ -34,7 +36,7 @@ export type InterruptResponse = Message<"roc.v1.InterruptResponse"> & {
 
   /**
    * The answer: any JSON value except null. false, 0, "", {} and [] are valid answers. A Value
-   * holding null_value has no JSON form (spec 2.7).
+   * holding null_value has no JSON form (spec 2.7). Unset for a decline or a cancel.
    *
    * @generated from field: google.protobuf.Value response = 2;
    */
@@ -47,6 +49,21 @@ export type InterruptResponse = Message<"roc.v1.InterruptResponse"> & {
    * @generated from field: google.protobuf.Struct metadata = 3;
    */
   metadata?: JsonObject | undefined;
+
+  /**
+   * What the block decides. Unset: an answer (DECISION_ANSWER), as in RoC 1.0.
+   *
+   * @generated from field: optional roc.v1.Decision decision = 4;
+   */
+  decision?: Decision | undefined;
+
+  /**
+   * The person's words with a decline or a cancel; the unit sees exactly this text (also ""). Unset:
+   * the decision's default text.
+   *
+   * @generated from field: optional string message = 5;
+   */
+  message?: string | undefined;
 };
 
 /**
@@ -98,4 +115,46 @@ export type ResumeInput = Message<"roc.v1.ResumeInput"> & {
  */
 export const ResumeInputSchema: GenMessage<ResumeInput> = /*@__PURE__*/
   messageDesc(file_roc_v1_resume, 2);
+
+/**
+ * What a response block does with its interrupt (spec 1.1, profile decisions). JSON: "answer" |
+ * "decline" | "cancel".
+ *
+ * @generated from enum roc.v1.Decision
+ */
+export enum Decision {
+  /**
+   * Not set. Never valid on the wire; a reader rejects it.
+   *
+   * @generated from enum value: DECISION_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The block carries an answer in response (what an absent decision means).
+   *
+   * @generated from enum value: DECISION_ANSWER = 1;
+   */
+  ANSWER = 1,
+
+  /**
+   * The person refused; the unit that raised the interrupt sees a decline.
+   *
+   * @generated from enum value: DECISION_DECLINE = 2;
+   */
+  DECLINE = 2,
+
+  /**
+   * The person dismissed the question without deciding; the unit sees a cancel.
+   *
+   * @generated from enum value: DECISION_CANCEL = 3;
+   */
+  CANCEL = 3,
+}
+
+/**
+ * Describes the enum roc.v1.Decision.
+ */
+export const DecisionSchema: GenEnum<Decision> = /*@__PURE__*/
+  enumDesc(file_roc_v1_resume, 0);
 

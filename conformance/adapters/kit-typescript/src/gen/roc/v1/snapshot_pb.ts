@@ -20,7 +20,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file roc/v1/snapshot.proto.
  */
 export const file_roc_v1_snapshot: GenFile = /*@__PURE__*/
-  fileDesc("ChVyb2MvdjEvc25hcHNob3QucHJvdG8SBnJvYy52MSLbAQoIU25hcHNob3QSFgoOc2NoZW1hX3ZlcnNpb24YASABKAkSFAoMc3BlY192ZXJzaW9uGAIgASgJEhIKCmNyZWF0ZWRfYXQYAyABKAkSEAoIcmV2aXNpb24YBCABKA0SJAoFYWdlbnQYBSABKAsyFS5yb2MudjEuU25hcHNob3RBZ2VudBIvCg9pbnRlcnJ1cHRfc3RhdGUYBiABKAsyFi5yb2MudjEuSW50ZXJydXB0U3RhdGUSJAoJaW50ZWdyaXR5GAcgASgLMhEucm9jLnYxLkludGVncml0eSJsCg1TbmFwc2hvdEFnZW50EhAKCGFnZW50X2lkGAEgASgJEiEKCG1lc3NhZ2VzGAIgAygLMg8ucm9jLnYxLk1lc3NhZ2USJgoFc3RhdGUYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IogBCg5JbnRlcnJ1cHRTdGF0ZRIRCglhY3RpdmF0ZWQYASABKAgSJQoKaW50ZXJydXB0cxgCIAMoCzIRLnJvYy52MS5JbnRlcnJ1cHQSPAoWcGVuZGluZ190b29sX2V4ZWN1dGlvbhgDIAEoCzIcLnJvYy52MS5QZW5kaW5nVG9vbEV4ZWN1dGlvbiJ2ChRQZW5kaW5nVG9vbEV4ZWN1dGlvbhIqChFhc3Npc3RhbnRfbWVzc2FnZRgBIAEoCzIPLnJvYy52MS5NZXNzYWdlEjIKFmNvbXBsZXRlZF90b29sX3Jlc3VsdHMYAiADKAsyEi5yb2MudjEuVG9vbFJlc3VsdCI1CglJbnRlZ3JpdHkSCwoDYWxnGAEgASgJEg4KBmtleV9pZBgCIAEoCRILCgNtYWMYAyABKAliBnByb3RvMw", [file_google_protobuf_struct, file_roc_v1_interrupt, file_roc_v1_message]);
+  fileDesc("ChVyb2MvdjEvc25hcHNob3QucHJvdG8SBnJvYy52MSLbAQoIU25hcHNob3QSFgoOc2NoZW1hX3ZlcnNpb24YASABKAkSFAoMc3BlY192ZXJzaW9uGAIgASgJEhIKCmNyZWF0ZWRfYXQYAyABKAkSEAoIcmV2aXNpb24YBCABKA0SJAoFYWdlbnQYBSABKAsyFS5yb2MudjEuU25hcHNob3RBZ2VudBIvCg9pbnRlcnJ1cHRfc3RhdGUYBiABKAsyFi5yb2MudjEuSW50ZXJydXB0U3RhdGUSJAoJaW50ZWdyaXR5GAcgASgLMhEucm9jLnYxLkludGVncml0eSJsCg1TbmFwc2hvdEFnZW50EhAKCGFnZW50X2lkGAEgASgJEiEKCG1lc3NhZ2VzGAIgAygLMg8ucm9jLnYxLk1lc3NhZ2USJgoFc3RhdGUYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IrQBCg5JbnRlcnJ1cHRTdGF0ZRIRCglhY3RpdmF0ZWQYASABKAgSJQoKaW50ZXJydXB0cxgCIAMoCzIRLnJvYy52MS5JbnRlcnJ1cHQSPAoWcGVuZGluZ190b29sX2V4ZWN1dGlvbhgDIAEoCzIcLnJvYy52MS5QZW5kaW5nVG9vbEV4ZWN1dGlvbhIqCghjb25zdW1lZBgEIAMoCzIYLnJvYy52MS5Db25zdW1lZERlY2lzaW9uIj8KEENvbnN1bWVkRGVjaXNpb24SFAoMaW50ZXJydXB0X2lkGAEgASgJEhUKDWFuc3dlcl9kaWdlc3QYAiABKAkidgoUUGVuZGluZ1Rvb2xFeGVjdXRpb24SKgoRYXNzaXN0YW50X21lc3NhZ2UYASABKAsyDy5yb2MudjEuTWVzc2FnZRIyChZjb21wbGV0ZWRfdG9vbF9yZXN1bHRzGAIgAygLMhIucm9jLnYxLlRvb2xSZXN1bHQiNQoJSW50ZWdyaXR5EgsKA2FsZxgBIAEoCRIOCgZrZXlfaWQYAiABKAkSCwoDbWFjGAMgASgJYgZwcm90bzM", [file_google_protobuf_struct, file_roc_v1_interrupt, file_roc_v1_message]);
 
 /**
  * A saved agent, restorable by any implementation that reads this schema version.
@@ -29,7 +29,8 @@ export const file_roc_v1_snapshot: GenFile = /*@__PURE__*/
  */
 export type Snapshot = Message<"roc.v1.Snapshot"> & {
   /**
-   * Version of the snapshot format, "<major>.<minor>"; "1.0" for this definition.
+   * Version of the snapshot format, "<major>.<minor>": "2.0", or "2.1" with the members
+   * of RoC 1.1 (stored decisions, consumed).
    *
    * @generated from field: string schema_version = 1;
    */
@@ -122,7 +123,8 @@ export const SnapshotAgentSchema: GenMessage<SnapshotAgent> = /*@__PURE__*/
   messageDesc(file_roc_v1_snapshot, 1);
 
 /**
- * The interrupt state of an agent. JSON: {"activated", "interrupts", "pendingToolExecution"}.
+ * The interrupt state of an agent. JSON: {"activated", "interrupts", "pendingToolExecution",
+ * "consumed"?}.
  *
  * @generated from message roc.v1.InterruptState
  */
@@ -135,7 +137,8 @@ export type InterruptState = Message<"roc.v1.InterruptState"> & {
   activated: boolean;
 
   /**
-   * The interrupts of the open cycle, with response set for those already answered.
+   * The interrupts of the open cycle, with response set for those already answered and decision
+   * (format 2.1) for those declined or cancelled.
    *
    * @generated from field: repeated roc.v1.Interrupt interrupts = 2;
    */
@@ -148,6 +151,14 @@ export type InterruptState = Message<"roc.v1.InterruptState"> & {
    * @generated from field: roc.v1.PendingToolExecution pending_tool_execution = 3;
    */
   pendingToolExecution?: PendingToolExecution | undefined;
+
+  /**
+   * Format 2.1: the decisions consumed by the most recently completed batch, so an identical re-send
+   * is still recognised after a restore (profile idempotent-resume). Absent in JSON when empty.
+   *
+   * @generated from field: repeated roc.v1.ConsumedDecision consumed = 4;
+   */
+  consumed: ConsumedDecision[];
 };
 
 /**
@@ -156,6 +167,35 @@ export type InterruptState = Message<"roc.v1.InterruptState"> & {
  */
 export const InterruptStateSchema: GenMessage<InterruptState> = /*@__PURE__*/
   messageDesc(file_roc_v1_snapshot, 2);
+
+/**
+ * A decision a completed batch consumed. JSON: {"interruptId", "answerDigest"}.
+ *
+ * @generated from message roc.v1.ConsumedDecision
+ */
+export type ConsumedDecision = Message<"roc.v1.ConsumedDecision"> & {
+  /**
+   * The id of the interrupt the decision was for.
+   *
+   * @generated from field: string interrupt_id = 1;
+   */
+  interruptId: string;
+
+  /**
+   * "sha256:<64 hex>" of the RFC 8785 canonical JSON of the normalized decision
+   * ({"decision": "answer", "response": R} or {"decision": "decline" | "cancel", "message"?: M}).
+   *
+   * @generated from field: string answer_digest = 2;
+   */
+  answerDigest: string;
+};
+
+/**
+ * Describes the message roc.v1.ConsumedDecision.
+ * Use `create(ConsumedDecisionSchema)` to create a new message.
+ */
+export const ConsumedDecisionSchema: GenMessage<ConsumedDecision> = /*@__PURE__*/
+  messageDesc(file_roc_v1_snapshot, 3);
 
 /**
  * A tool cycle interrupted before it completed. JSON: {"assistantMessage", "completedToolResults"}.
@@ -183,7 +223,7 @@ export type PendingToolExecution = Message<"roc.v1.PendingToolExecution"> & {
  * Use `create(PendingToolExecutionSchema)` to create a new message.
  */
 export const PendingToolExecutionSchema: GenMessage<PendingToolExecution> = /*@__PURE__*/
-  messageDesc(file_roc_v1_snapshot, 3);
+  messageDesc(file_roc_v1_snapshot, 4);
 
 /**
  * An integrity tag. JSON: {"alg", "keyId", "mac"}.
@@ -219,5 +259,5 @@ export type Integrity = Message<"roc.v1.Integrity"> & {
  * Use `create(IntegritySchema)` to create a new message.
  */
 export const IntegritySchema: GenMessage<Integrity> = /*@__PURE__*/
-  messageDesc(file_roc_v1_snapshot, 4);
+  messageDesc(file_roc_v1_snapshot, 5);
 
