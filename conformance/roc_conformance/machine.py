@@ -21,10 +21,10 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition,
 from .oracle import reqs
 from .oracle.check import Violation, merge
 from .oracle.driver import IN_SYNC, Driver, Implementation
-from .oracle.engine import Direct, Input, Key, Mixed, Prompt, UnknownRef
+from .oracle.engine import MISSING, Decided, Direct, Input, Key, Mixed, Prompt, UnknownRef
 from .oracle.scenario import JSON
 from .oracle.vectors import driver_to_vector
-from .strategies import answers, scenarios, subsets, wrong_ids
+from .strategies import DECISION_MESSAGES, answers, scenarios, subsets, wrong_ids
 
 ImplementationFactory = Callable[[], Implementation]
 
@@ -120,7 +120,9 @@ class RocMachine(RuleBasedStateMachine):
     @initialize(spec=st.data())
     def create(self, spec: st.DataObject) -> None:
         doc = spec.draw(scenarios(self.profiles), label="scenario")
-        self.driver = Driver(self.impl, doc, hook_events="hooks" in self.profiles, inspect=self.inspect)
+        self.driver = Driver(
+            self.impl, doc, hook_events="hooks" in self.profiles, inspect=self.inspect, profiles=self.profiles
+        )
 
     @precondition(_idle)
     @rule(
@@ -259,6 +261,67 @@ class RocMachine(RuleBasedStateMachine):
             self.driver.dispose()
 
 
+decisions = st.builds(
+    Decided,
+    st.sampled_from(["decline", "cancel"]),
+    st.one_of(st.just(MISSING), st.sampled_from(DECISION_MESSAGES)),
+)
+"""A decline or cancel, with or without a message (spec 11.1)."""
+
+
+class DecisionMachine(RocMachine):
+    """The machine with the inputs of spec 1.1: decisions mixed with answers, malformed decisions, abandon.
+
+    A subclass, so the rules (and so the examples drawn) of an implementation that claims none of
+    ``decisions`` and ``abandon`` stay exactly those of ``RocMachine``.
+    """
+
+    @precondition(lambda self: self._interrupted() and "decisions" in self.profiles)
+    @rule(data=st.data())
+    def decide(self, data: st.DataObject) -> None:
+        """Decline or cancel some pending interrupts, answering some of the others (ROC-DECIDE-001)."""
+        keys = data.draw(subsets(self._pending(), proper=False), label="decided or answered")
+        pairs: list[tuple[Any, JSON]] = []
+        for n, k in enumerate(keys):
+            answer = n > 0 and data.draw(st.booleans(), label=f"answer {k[2]}")
+            pairs.append((k, data.draw(answers if answer else decisions, label=f"decision {k[2]}")))
+        wire, inp = self.d.resume_input(pairs)
+        self._run(wire, inp, "deciding pending interrupts")
+
+    @precondition(lambda self: self._interrupted() and "decisions" in self.profiles)
+    @rule(
+        data=st.data(),
+        fault=st.sampled_from(
+            ["unknown-decision", "with-response", "answer-message", "message-type", "again"]
+        ),
+    )
+    def bad_decision(self, data: st.DataObject, fault: str) -> None:
+        """A malformed decision (ROC-DECIDE-002), or one for an interrupt already decided (ROC-DECIDE-008)."""
+        first = self._pending()[0]
+        value: JSON = {
+            "unknown-decision": Decided("maybe"),
+            "with-response": Decided("decline", response="y"),
+            "answer-message": Decided("answer", "why", response="y"),
+            "message-type": Decided("cancel", 5),
+        }.get(fault)
+        decided = [k for k in self._answered() if k in self.d.oracle.interrupts]
+        if fault == "again" and decided:
+            wire, inp = self.d.resume_input([(decided[0], data.draw(decisions))])
+        else:
+            wire, inp = self.d.resume_input([(first, value if value is not None else Decided("maybe"))])
+        self._run(wire, inp, f"a bad decision ({fault})")
+
+    @precondition(lambda self: self._live() and "abandon" in self.profiles)
+    @rule(
+        message=st.sampled_from([MISSING, "gave up", ""]),
+        then_continue=st.booleans(),
+    )
+    def abandon(self, message: JSON, then_continue: bool) -> None:
+        """Abandon the pending batch, or an idle agent (ROC-ABANDON-001..005)."""
+        wire, inp = self.d.abandon_input(message, then_continue=then_continue)
+        self._run(wire, inp, f"abandon ({'continue' if then_continue else 'end'})")
+
+
 VECTOR_MARKER = "# as a static vector (review the expectations, then save under conformance/vectors/v1/):"
 
 
@@ -304,7 +367,8 @@ def make_machine(
         "ledger": ledger,
         "inspect": inspect,
     }
-    cls: type[RocMachine] = type(name, (RocMachine,), attrs)
+    base = DecisionMachine if frozenset(profiles) & {"decisions", "abandon"} else RocMachine
+    cls: type[RocMachine] = type(name, (base,), attrs)
     if settings is not None:
         cls.TestCase.settings = settings
     return cls

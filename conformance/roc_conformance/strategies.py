@@ -39,10 +39,42 @@ def _interrupt(name: str, reason: JSON) -> dict[str, JSON]:
     return {"interrupt": {"name": name} if reason is None else {"name": name, "reason": reason}}
 
 
+# The only deadlines the suite uses: long past and far ahead of any clock (ROC-EXPIRY-003's tolerance).
+PAST = "2000-01-01T00:00:00Z"
+FUTURE = "2999-01-01T00:00:00Z"
+DECISION_MESSAGES: tuple[str, ...] = ("not now", "")
+
+
+def _decorate(draw: st.DrawFn, steps: list[dict[str, JSON]], declared: frozenset[str]) -> None:
+    """Spec 1.1 members on the interrupt steps, only under the profiles that define them.
+
+    Without ``decisions`` (and so without ``expiry``) nothing is drawn here, so an implementation that claims
+    neither sees exactly the scenarios it saw before these profiles existed.
+    """
+    if "decisions" not in declared:
+        return
+    for step in steps:
+        args = step.get("interrupt")
+        if args is None:
+            continue
+        if draw(st.booleans()):
+            args["handleDecision"] = True
+        if "expiry" in declared and draw(st.integers(0, 2)) == 0:
+            args["expiresAt"] = draw(st.sampled_from([PAST, FUTURE]))
+            if draw(st.booleans()):
+                outcome: dict[str, JSON] = {"decision": draw(st.sampled_from(["decline", "cancel"]))}
+                if draw(st.booleans()):
+                    outcome["message"] = "too late"
+                args["onExpiry"] = outcome
+
+
 @st.composite
-def tool_programs(draw: st.DrawFn, tool: str) -> list[dict[str, JSON]]:
+def tool_programs(
+    draw: st.DrawFn, tool: str, declared: frozenset[str] = frozenset()
+) -> list[dict[str, JSON]]:
     """0-2 interrupts (one at a time), then return, fail, or fall off the end."""
     steps = [_interrupt(f"{tool}-q{i}", draw(reasons)) for i in range(draw(st.integers(0, 2)))]
+    _decorate(draw, steps, declared)
     end = draw(st.sampled_from(["return", "return", "fail", "none"]))
     if end == "return":
         steps.append(
@@ -55,7 +87,13 @@ def tool_programs(draw: st.DrawFn, tool: str) -> list[dict[str, JSON]]:
 
 @st.composite
 def hook_programs(
-    draw: st.DrawFn, index: int, event: str, *, stateful: bool, duplicate: bool
+    draw: st.DrawFn,
+    index: int,
+    event: str,
+    *,
+    stateful: bool,
+    duplicate: bool,
+    declared: frozenset[str] = frozenset(),
 ) -> list[dict[str, JSON]]:
     if event in ("AfterToolCall", "AfterTools"):
         if stateful and draw(st.booleans()):
@@ -89,6 +127,7 @@ def hook_programs(
             steps.append({"setState": {"key": f"trust{index}", "fromAnswer": True}})
     elif kind == "cancel":
         steps.append({"cancel": {"message": draw(st.sampled_from([CANCEL_MESSAGE, ""]))}})
+    _decorate(draw, steps, declared)
     return steps
 
 
@@ -104,7 +143,8 @@ def scenarios(
     # Every name stays within client.TOOL_NAME (^[a-zA-Z0-9_-]{1,64}$, both Strands SDKs' limit), also the
     # unknown tool below: an adapter must be able to register or at least look up each name as given.
     tool_names = [f"tool{i}" for i in range(n_tools)]
-    tools = [{"name": n, "steps": draw(tool_programs(n))} for n in tool_names]
+    new = frozenset(declared & {"decisions", "expiry"})
+    tools = [{"name": n, "steps": draw(tool_programs(n, new))} for n in tool_names]
     turns: list[dict[str, JSON]] = []
     for t in range(draw(st.integers(1, 4))):
         # Now and then a tool use names no tool (ROC-TOOL-009: an error result, the batch goes on).
@@ -138,7 +178,7 @@ def scenarios(
             stateful = executor == "sequential"
             hook: dict[str, JSON] = {
                 "event": event,
-                "steps": draw(hook_programs(i, event, stateful=stateful, duplicate=duplicate)),
+                "steps": draw(hook_programs(i, event, stateful=stateful, duplicate=duplicate, declared=new)),
             }
             if event in ("BeforeToolCall", "AfterToolCall") and not duplicate and draw(st.booleans()):
                 hook["toolName"] = draw(st.sampled_from(tool_names))
