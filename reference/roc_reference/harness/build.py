@@ -6,6 +6,11 @@ way an adapter for any SDK would: hook callbacks placed so that they run before 
 callbacks of the same event (so each event is recorded before the callbacks it runs; for After* events,
 which run in reverse registration order, that means registered last), tool wrappers around the step
 programs, and a model wrapper around the kit's scripted model. Nothing is written onto event objects.
+
+Decisions (profile decisions): the runtime's interrupt operation raises ``InterruptDeclined`` for a declined
+or cancelled interrupt. ``decision_of`` recognises it, so a step with ``handleDecision`` catches it and takes
+``{"decision", "message"?}`` as its answer, and a step without lets it propagate to the runtime's default
+outcome. ``expiresAt`` and ``onExpiry`` reach the raise through the kit as they are.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from roc_conformance.adapter import (
 )
 
 from roc_reference.agent import Agent
+from roc_reference.decisions import InterruptDeclined
 from roc_reference.executors import ConcurrentExecutor, Executor, SequentialExecutor
 from roc_reference.hooks import (
     AfterInvocationEvent,
@@ -82,6 +88,16 @@ class CountingModel:
         return ModelTurn(message, "tool_use" if message.tool_uses() else "end_turn")
 
 
+def decision_of(exc: BaseException) -> dict[str, Any] | None:
+    """The ``{"decision", "message"?}`` a handled decision hands the program; ``None`` for anything else."""
+    if not isinstance(exc, InterruptDeclined):
+        return None
+    doc: dict[str, Any] = {"decision": exc.decision}
+    if exc.message is not None:
+        doc["message"] = exc.message
+    return doc
+
+
 def _make_tool(program: ToolProgram, trace: Trace) -> Tool:
     def body(tool_context: ToolContext, **_input: Any) -> ToolResult:
         use_id = tool_context.tool_use.tool_use_id
@@ -92,9 +108,11 @@ def _make_tool(program: ToolProgram, trace: Trace) -> Tool:
         )
         # A ``fail`` step raises the kit's ToolFailure: the runtime, not the adapter, must turn a failing
         # body into an error result (ROC-TOOL-008); otherwise the suite would only see the adapter.
-        with trace.tool_body(use_id, program.name):
+        with trace.tool_body(use_id, program.name, decision_of=decision_of):
             content = tool_result_content(
-                run_program(program.steps, interrupt=tool_context.interrupt, state=view)
+                run_program(
+                    program.steps, interrupt=tool_context.interrupt, state=view, decision_of=decision_of
+                )
             )
             return ToolResult(
                 tool_use_id=use_id, status="success", content=[JsonContent(json=b["json"]) for b in content]
@@ -173,7 +191,12 @@ class ScenarioHooks:
                 if hook.applies_to([e.tool_use.name]):
                     use_id = e.tool_use.tool_use_id
                     run = run_hook(
-                        trace, hook, interrupt=e.interrupt, state=_view(e.agent), tool_use_id=use_id
+                        trace,
+                        hook,
+                        interrupt=e.interrupt,
+                        state=_view(e.agent),
+                        tool_use_id=use_id,
+                        decision_of=decision_of,
                     )
                     if run.cancel is not None:
                         e.cancel_tool = run.cancel
@@ -183,7 +206,9 @@ class ScenarioHooks:
 
             def before_tools(e: BeforeToolsEvent) -> None:
                 if hook.applies_to([u.name for u in e.message.tool_uses()]):
-                    run = run_hook(trace, hook, interrupt=e.interrupt, state=_view(e.agent))
+                    run = run_hook(
+                        trace, hook, interrupt=e.interrupt, state=_view(e.agent), decision_of=decision_of
+                    )
                     if run.cancel is not None:
                         e.cancel = run.cancel
 
@@ -316,6 +341,7 @@ __all__ = [
     "Trace",
     "build",
     "build_agent",
+    "decision_of",
     "restore",
     "restore_agent",
 ]

@@ -5,10 +5,12 @@ module says how the reference runtime does each step. A ``RocError`` raised by t
 (``error``); any other exception escaping the runtime during an Invoke is an implementation crash
 (``crash``); a problem of the adapter itself is ``harness_error``.
 
-Harness protocol 3: ``content`` and ``interruptResponses`` go to the runtime as they arrive (response bodies
-wrapped as ``{"interruptResponse": body}``), so the runtime's own validation is what the suite judges;
-``InspectAgent`` reads the agent's interrupt state without running anything. Direct tool calls, session
-stores and snapshot integrity are declared as profiles; the one capability is ``inspect``.
+Harness protocol 4: ``content`` and ``interruptResponses`` go to the runtime as they arrive (response bodies
+wrapped as ``{"interruptResponse": body}``, decisions included), so the runtime's own validation is what the
+suite judges; ``InspectAgent`` reads the agent's interrupt state without running anything. Direct tool
+calls, session stores and snapshot integrity are declared as profiles; the one capability is ``inspect``.
+The RoC 1.1 profiles are driven through the runtime's API: ``abandon`` is ``Agent.abandon``, ``ListPending``
+is ``Agent.pending_interrupts`` and ``roc_reference.pending_interrupts_of``.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from roc_conformance.adapter.service import _spec_json
 from roc_conformance.client import HARNESS_PROTOCOL_VERSION
 from roc_conformance.pb.roc.conformance.v1 import harness_pb2_grpc as hgrpc
 
-from roc_reference import SPEC_VERSION
+from roc_reference import SPEC_VERSIONS, pending_interrupts_of
 from roc_reference.agent import Agent
 from roc_reference.errors import RocError
 
@@ -45,6 +47,7 @@ __all__ = [
     "HARNESS_PROTOCOL_VERSION",
     "IMPLEMENTATION_VERSION",
     "MAX_LIVE_AGENTS",
+    "SPEC_1_1_PROFILES",
     "HarnessServicer",
     "ReferenceAdapter",
     "_spec_json",
@@ -56,6 +59,9 @@ CAPABILITIES = ("inspect",)
 # Since harness protocol 3 these are profiles, not capabilities: the runtime offers a direct-call API, a
 # session store and snapshot integrity, so the adapter claims them next to the runtime's own profiles.
 DRIVEN_PROFILES = ("direct-tool-call", "session-store", "snapshot-integrity")
+# The profiles of RoC 1.1, driven through Invoke (decisions, abandon, expiry) and ListPending (harness
+# protocol 4).
+SPEC_1_1_PROFILES = ("decisions", "abandon", "expiry", "pending-list", "idempotent-resume")
 IMPLEMENTATION_VERSION = "0.1.0"
 
 
@@ -65,7 +71,9 @@ class ReferenceAdapter(RuntimeAdapter[Built]):
     def __init__(self, profiles: tuple[str, ...] | None = None) -> None:
         # Default: the runtime's profiles plus the ones this adapter drives (each listed once).
         self.profiles = (
-            profiles if profiles is not None else tuple(dict.fromkeys((*PROFILES, *DRIVEN_PROFILES)))
+            profiles
+            if profiles is not None
+            else tuple(dict.fromkeys((*PROFILES, *DRIVEN_PROFILES, *SPEC_1_1_PROFILES)))
         )
         self.stores = Stores()
 
@@ -75,7 +83,7 @@ class ReferenceAdapter(RuntimeAdapter[Built]):
             version=IMPLEMENTATION_VERSION,
             adapter=f"{ADAPTER_NAME} {IMPLEMENTATION_VERSION}",
             profiles=self.profiles,
-            spec_versions=(SPEC_VERSION,),
+            spec_versions=SPEC_VERSIONS,
             homepage="https://roc-protocol.org",
             capabilities=CAPABILITIES,
         )
@@ -85,6 +93,19 @@ class ReferenceAdapter(RuntimeAdapter[Built]):
 
     def invoke(self, agent: Built, inp: InvokeInput) -> dict[str, Any]:
         return agent.agent.invoke(inp.value).to_json()
+
+    def abandon(self, agent: Built, inp: InvokeInput) -> dict[str, Any]:
+        args = inp.value
+        return agent.agent.abandon(args.get("message"), then=args["then"]).to_json()
+
+    def pending(self, agent: Built) -> list[Any]:
+        return agent.agent.pending_interrupts()
+
+    def pending_of_snapshot(self, snapshot_json: str, scenario: Scenario) -> list[Any]:
+        # The text as sent, read with the keys a restore of this scenario would verify with.
+        key = scenario.integrity
+        keys = None if key is None else {key.key_id: key.secret}
+        return pending_interrupts_of(snapshot_json, integrity_keys=keys)
 
     def call_tool(self, agent: Built, call: DirectToolCall) -> dict[str, Any]:
         return agent.agent.call_tool_directly(call.name, call.input).to_json()
@@ -158,7 +179,7 @@ def inspect_agent(agent: Agent) -> dict[str, Any]:
                 inspected["reason"] = entry["reason"]
             if "metadata" in entry:
                 inspected["metadata"] = entry["metadata"]
-            if stored.answered:
+            if stored.response is not None:  # a decided interrupt is answered and holds no response
                 inspected["response"] = stored.response
             interrupts.append(inspected)
         doc: dict[str, Any] = {
