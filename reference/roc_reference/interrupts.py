@@ -632,9 +632,13 @@ class _Body:
             return "null"
         if problem is None and size > MAX_VALUE_BYTES:
             return f"canonical form larger than {MAX_VALUE_BYTES} bytes"
-        if problem is None and self.metadata is not _NO_METADATA and (
-            not isinstance(self.metadata, dict)
-            or json_value_problem(self.metadata, max_bytes=MAX_VALUE_BYTES) is not None
+        if (
+            problem is None
+            and self.metadata is not _NO_METADATA
+            and (
+                not isinstance(self.metadata, dict)
+                or json_value_problem(self.metadata, max_bytes=MAX_VALUE_BYTES) is not None
+            )
         ):
             # spec 2.2: metadata is accepted only as a JSON object (one a runtime could keep); it is then
             # dropped here: the unit gets the response alone, and this runtime keeps no metadata.

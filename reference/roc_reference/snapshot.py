@@ -230,7 +230,7 @@ def _check_consistency(doc: Mapping[str, Any], snap: Snapshot) -> None:
         raise invalid("an activated agent needs its pendingToolExecution")
     if not state.activated and pending is not None:
         raise invalid("pendingToolExecution without activation")
-    if state.activated and all(i.response is not None for i in state.interrupts):
+    if state.activated and all(i.response is not None or i.decision is not None for i in state.interrupts):
         raise invalid("activated but no interrupt is unanswered")
     raw_interrupts = doc["interruptState"]["interrupts"]
     if any(isinstance(r, dict) and "response" in r and r["response"] is None for r in raw_interrupts):
@@ -268,7 +268,7 @@ def _check_consistency(doc: Mapping[str, Any], snap: Snapshot) -> None:
             raise invalid(f"interrupt {interrupt.id!r} refers to no tool use of the pending message")
         if source.tool_name is not None and source.tool_name != use.name:
             raise invalid(f"interrupt {interrupt.id!r} names tool {source.tool_name!r}, not {use.name!r}")
-        if interrupt.response is None and use.tool_use_id in done:
+        if interrupt.response is None and interrupt.decision is None and use.tool_use_id in done:
             raise invalid(f"unanswered interrupt {interrupt.id!r} on a tool use that already completed")
         # ROC-SNAP-013: an answer stays bound to the input that was approved.
         if interrupt.input_digest is None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +65,9 @@ def test_a_repeated_member_name_is_refused_even_when_either_value_is_valid() -> 
         Agent.from_snapshot(text.replace(kept, "", 1), model=ScriptedModel([]))
 
 
+BEFORE_ANY_EXPIRY = datetime(2000, 1, 1, tzinfo=UTC)
+
+
 class FixtureUnits:
     """Tools and hooks that raise exactly the stored interrupts of a fixture, in their stored order."""
 
@@ -120,6 +124,7 @@ def test_valid_fixture_restores_and_continues(path: Path) -> None:
         hooks=[units],
         executor=ConcurrentExecutor(),
         integrity_keys=keys,
+        clock=lambda: BEFORE_ANY_EXPIRY,  # a fixture's expiresAt must not age into EXPIRED
     )
     again = agent.take_snapshot()
     # ROC-VER-003: the writer writes its own format (2.1, spec 1.1) whatever it read; the content is the same.
@@ -131,14 +136,15 @@ def test_valid_fixture_restores_and_continues(path: Path) -> None:
     if not agent.is_interrupted:
         return
     stored = {i["id"]: i for i in doc["interruptState"]["interrupts"]}
-    unanswered = [i for i in stored.values() if "response" not in i]
+    # format 2.1: a stored decision answers its interrupt as a response does (ROC-DECIDE-008)
+    unanswered = [i for i in stored.values() if "response" not in i and "decision" not in i]
     completed = {
         r["toolUseId"] for r in doc["interruptState"]["pendingToolExecution"]["completedToolResults"]
     }
     before = frozen(agent)
     with pytest.raises(RocError):
         agent(
-            [answer(next(i for i in stored if "response" in stored[i]), "again")]
+            [answer(next(i for i in stored if stored[i] not in unanswered), "again")]
             if len(unanswered) < len(stored)
             else [answer("not-an-id", 1)]
         )
