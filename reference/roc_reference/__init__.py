@@ -35,6 +35,11 @@ PROFILES = (
     "direct-tool-call",
     "session-store",
     "snapshot-integrity",
+    "decisions",
+    "abandon",
+    "expiry",
+    "pending-list",
+    "idempotent-resume",
 )
 """The profiles this runtime claims (ROC-CONF-001..005); reserved profiles are not claimed."""
 
