@@ -112,8 +112,17 @@ def date_times(draw: st.DrawFn, utc_only: bool = False) -> str:
 
 
 @st.composite
-def interrupts(draw: st.DrawFn, stored: bool = False) -> dict[str, Any]:
-    """An Interrupt; with ``stored``, the snapshot form (optional response and inputDigest)."""
+def expiry_outcomes(draw: st.DrawFn) -> dict[str, Any]:
+    """An onExpiry (spec 1.1): decline or cancel, optionally with a message."""
+    doc: dict[str, Any] = {"decision": draw(st.sampled_from(["decline", "cancel"]))}
+    _optional(draw, doc, "message", texts)
+    return doc
+
+
+@st.composite
+def interrupts(draw: st.DrawFn, stored: bool = False, spec_1_1: bool = True) -> dict[str, Any]:
+    """An Interrupt; with ``stored``, the snapshot form (optional response or decision, and inputDigest).
+    ``spec_1_1`` False leaves out the members a 2.0 snapshot must not carry (onExpiry, decision)."""
     doc: dict[str, Any] = {
         "id": draw(ids),
         "name": draw(non_empty_texts),
@@ -123,8 +132,15 @@ def interrupts(draw: st.DrawFn, stored: bool = False) -> dict[str, Any]:
     _optional(draw, doc, "responseSchema", json_objects)
     _optional(draw, doc, "expiresAt", date_times())
     _optional(draw, doc, "metadata", json_objects)  # the extension point (spec 2.1)
+    if spec_1_1:
+        _optional(draw, doc, "onExpiry", expiry_outcomes())
     if stored:
-        _optional(draw, doc, "response", non_null_json)
+        kinds = ["none", "response", "decision"] if spec_1_1 else ["none", "response"]
+        stored_as = draw(st.sampled_from(kinds))
+        if stored_as == "response":
+            doc["response"] = draw(non_null_json)
+        elif stored_as == "decision":  # never together with response (snapshot format 2.1)
+            doc.update(draw(expiry_outcomes()))
         digests = st.text("0123456789abcdef", min_size=64, max_size=64).map("sha256:".__add__)
         if "toolUseId" in doc["source"]:  # ROC-SNAP-013: a tool-bound stored interrupt carries its digest
             doc["inputDigest"] = draw(digests)
@@ -153,10 +169,15 @@ tool_results = st.builds(
     st.lists(result_items, max_size=3),
 )
 tool_result_blocks = st.builds(lambda r: {"toolResult": r}, tool_results)
+_answers = st.one_of(
+    non_null_json.map(lambda r: {"response": r}),
+    non_null_json.map(lambda r: {"decision": "answer", "response": r}),
+    expiry_outcomes(),  # spec 1.1: a decline or cancel, optionally with a message, never with a response
+)
 interrupt_response_blocks = st.builds(
-    lambda i, r, m: {"interruptResponse": {"interruptId": i, "response": r, **m}},
+    lambda i, a, m: {"interruptResponse": {"interruptId": i, **a, **m}},
     ids,
-    non_null_json,
+    _answers,
     st.one_of(st.just({}), json_objects.map(lambda meta: {"metadata": meta})),  # spec 2.2 extension point
 )
 content_blocks = st.one_of(text_blocks, tool_use_blocks, tool_result_blocks, interrupt_response_blocks)
@@ -180,7 +201,7 @@ def messages(draw: st.DrawFn, role: str | None = None, with_tool_use: bool = Fal
 
 STOP_REASONS = [
     "end_turn", "tool_use", "max_tokens", "stop_sequence",
-    "content_filtered", "guardrail_intervened", "interrupt", "cancelled",
+    "content_filtered", "guardrail_intervened", "interrupt", "cancelled", "abandoned",
 ]  # fmt: skip
 ERROR_CODES = [
     "INTERRUPT_PENDING", "NOT_INTERRUPTED", "UNKNOWN_INTERRUPT", "DUPLICATE_RESPONSE",
@@ -204,8 +225,22 @@ def errors(draw: st.DrawFn) -> dict[str, Any]:
     return doc
 
 
+_DIGESTS = st.text("0123456789abcdef", min_size=64, max_size=64).map("sha256:".__add__)
+
+
 @st.composite
-def interrupt_states(draw: st.DrawFn) -> dict[str, Any]:
+def interrupt_states(draw: st.DrawFn, spec_1_1: bool = True) -> dict[str, Any]:
+    doc = draw(_interrupt_states(spec_1_1))
+    if spec_1_1 and draw(st.booleans()):
+        # At least one entry: an empty record has no proto form apart from an absent one (rule 7), and
+        # ``consumed: []`` would come back without the member.
+        record = st.builds(lambda i, d: {"interruptId": i, "answerDigest": d}, ids, _DIGESTS)
+        doc["consumed"] = draw(st.lists(record, min_size=1, max_size=2))
+    return doc
+
+
+@st.composite
+def _interrupt_states(draw: st.DrawFn, spec_1_1: bool) -> dict[str, Any]:
     if not draw(st.booleans()):
         return {"activated": False, "interrupts": [], "pendingToolExecution": None}
     pending = None
@@ -216,7 +251,7 @@ def interrupt_states(draw: st.DrawFn) -> dict[str, Any]:
         }
     return {
         "activated": True,
-        "interrupts": draw(st.lists(interrupts(stored=True), min_size=1, max_size=3)),
+        "interrupts": draw(st.lists(interrupts(stored=True, spec_1_1=spec_1_1), min_size=1, max_size=3)),
         "pendingToolExecution": pending,
     }
 
@@ -226,8 +261,9 @@ _B64URL = string.ascii_letters + string.digits + "-_"
 
 @st.composite
 def snapshots(draw: st.DrawFn) -> dict[str, Any]:
+    version = draw(st.sampled_from(["2.0", "2.1", "2.12"]))
     doc: dict[str, Any] = {
-        "schemaVersion": draw(st.sampled_from(["2.0", "2.1", "2.12"])),
+        "schemaVersion": version,
         "specVersion": draw(st.sampled_from(["1.0", "1.3"])),
         "createdAt": draw(date_times(utc_only=True)),
         "revision": draw(st.integers(0, 2**32 - 1)),  # uint32 (spec 2.7): exact, a JSON number
@@ -236,7 +272,7 @@ def snapshots(draw: st.DrawFn) -> dict[str, Any]:
             "messages": draw(st.lists(messages(), max_size=3)),
             "state": draw(json_objects),
         },
-        "interruptState": draw(interrupt_states()),
+        "interruptState": draw(interrupt_states(spec_1_1=version != "2.0")),
     }
     if draw(st.booleans()):
         doc["integrity"] = {
@@ -245,6 +281,25 @@ def snapshots(draw: st.DrawFn) -> dict[str, Any]:
             "mac": draw(st.text(_B64URL, min_size=43, max_size=43)),
         }
     return doc
+
+
+@st.composite
+def pending_interrupts(draw: st.DrawFn) -> dict[str, Any]:
+    """A PendingInterrupt (spec 1.1): an Interrupt as reported, optionally with what is stored for it."""
+    doc = draw(interrupts())
+    answers = non_null_json.map(lambda r: {"decision": "answer", "response": r})
+    answer = draw(st.one_of(st.none(), answers, expiry_outcomes()))
+    if answer is not None:
+        doc["answer"] = answer
+    return doc
+
+
+@st.composite
+def abandon_inputs(draw: st.DrawFn) -> dict[str, Any]:
+    body: dict[str, Any] = {}
+    _optional(draw, body, "message", texts)
+    _optional(draw, body, "then", st.sampled_from(["end", "continue"]))
+    return {"abandon": body}
 
 
 def has_float(value: Any) -> bool:

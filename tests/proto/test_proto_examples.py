@@ -12,6 +12,7 @@ from roc_conformance.pb import jsonmap
 # spec/examples/<dir> -> the jsonmap type name of its documents (schema titles; the directory
 # named after the body holds whole interruptResponse blocks).
 EXAMPLE_TYPES = {
+    "AbandonInput": "AbandonInput",
     "AgentResult": "AgentResult",
     "AgentSpec": "AgentSpec",
     "ContentBlock": "ContentBlock",
@@ -20,6 +21,7 @@ EXAMPLE_TYPES = {
     "InterruptResponse": "InterruptResponseContent",
     "InterruptResponseContent": "InterruptResponseContent",
     "Message": "Message",
+    "PendingInterrupt": "PendingInterrupt",
     "ResumeInput": "ResumeInput",
     "Snapshot": "Snapshot",
     "ToolResult": "ToolResult",

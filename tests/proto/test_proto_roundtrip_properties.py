@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from proto_strategies import (
+    abandon_inputs,
     agent_results,
     canonical,
     content_blocks,
@@ -22,6 +23,7 @@ from proto_strategies import (
     interrupts,
     json_values,
     messages,
+    pending_interrupts,
     resume_inputs,
     schema_errors,
     snapshots,
@@ -44,6 +46,8 @@ CASES: list[tuple[str, str, st.SearchStrategy[Any]]] = [
     ("AgentResult", "agent-result.schema.json", agent_results()),
     ("Error", "error.schema.json", errors()),
     ("Snapshot", "snapshot.schema.json", snapshots()),
+    ("PendingInterrupt", "pending-interrupt.schema.json", pending_interrupts()),
+    ("AbandonInput", "abandon-input.schema.json", abandon_inputs()),
 ]
 
 
