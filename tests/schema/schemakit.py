@@ -30,6 +30,8 @@ EXAMPLE_SCHEMAS = {
     "Snapshot": "snapshot.schema.json",
     "TraceEvent": "trace-event.schema.json",
     "AgentSpec": "agent-spec.schema.json",
+    "PendingInterrupt": "pending-interrupt.schema.json",
+    "AbandonInput": "abandon-input.schema.json",
 }
 
 

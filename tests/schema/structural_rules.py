@@ -103,7 +103,7 @@ def snapshot_violations(doc: Mapping[str, Any], keys: Mapping[str, bytes] | None
             found.append(
                 Violation("activated-without-pending-tool-execution", "$.interruptState.pendingToolExecution")
             )
-        if all("response" in it for it in interrupts):
+        if all("response" in it or "decision" in it for it in interrupts):  # a decided one is answered
             found.append(Violation("activated-without-unanswered-interrupt", "$.interruptState.interrupts"))
     uses: dict[str, Any] = {}
     completed: list[Mapping[str, Any]] = []
@@ -123,7 +123,7 @@ def snapshot_violations(doc: Mapping[str, Any], keys: Mapping[str, bytes] | None
             continue
         if "inputDigest" in interrupt and interrupt["inputDigest"] != input_digest(uses[tool_use_id]):
             found.append(Violation("input-digest-mismatch", f"{base}[{j}].inputDigest"))
-        if "response" not in interrupt:
+        if "response" not in interrupt and "decision" not in interrupt:  # format 2.1: a decision answers
             unanswered_tools.add(tool_use_id)
     results = "$.interruptState.pendingToolExecution.completedToolResults"
     found += _duplicates(

@@ -62,10 +62,43 @@ def test_pending_assistant_message_is_not_yet_in_the_transcript() -> None:
         assert not any("toolUse" in block for block in last["content"])
 
 
+# The frozen format 2.0 fixtures, byte for byte: every reader of major version 2 keeps accepting these.
+FROZEN_2_0 = {
+    "completed-not-activated": "6d2bbeb4ce8c92616b54647ef5a51229b80132b93bdacee588170738b634791a",
+    "partially-answered": "52ae439885f780d07a942b45081db1dc0577e08ae097beb8ffe1ff1881398c1f",
+    "paused-before-tool-call-fan-out": "ba94f672792a442a624ffd4a11a5b959e5662ce458c6479634fe5ee2d303d861",
+    "paused-before-tools": "6410108888d747696ec32c4e0a81da0d4d47fa3593b8f623f9e2b4be3d14dbcd",
+    "paused-second-question-signed": "c0b9ffd641aa43cadc8dcf068f7f74759d4c68b73261e3b33b15ef3fcfd6401c",
+    "paused-tool-interrupt-preserved-result": (
+        "efef810098e3f51a1e16fafa0fb10924b3b1b9ad7938c6fbebe38f7487e378e7"
+    ),
+}
+# Fixtures of format 2.1 (spec 1.1) end in "-2-1"; the README says so.
+FORMAT_2_1 = sorted(p.stem for p in VALID.glob("*-2-1.json"))
+
+
 @pytest.mark.req("ROC-VER-002")
-def test_fixtures_carry_the_current_versions() -> None:
-    for snapshot in _all():
-        assert (snapshot["schemaVersion"], snapshot["specVersion"]) == ("2.0", "1.0")
+def test_fixtures_carry_the_versions_of_their_format() -> None:
+    for path in sorted(VALID.glob("*.json")):
+        expected = ("2.1", "1.1") if path.stem in FORMAT_2_1 else ("2.0", "1.0")
+        snapshot = load_json(path)
+        assert (snapshot["schemaVersion"], snapshot["specVersion"]) == expected, path.name
+
+
+def test_frozen_fixtures_never_change() -> None:
+    on_disk = {p.stem for p in VALID.glob("*.json")} - set(FORMAT_2_1)
+    assert on_disk == set(FROZEN_2_0)
+    for name, digest in FROZEN_2_0.items():
+        assert hashlib.sha256((VALID / f"{name}.json").read_bytes()).hexdigest() == digest, name
+
+
+def test_format_2_1_has_fixtures_for_each_new_member() -> None:
+    members: set[str] = set()
+    for name in FORMAT_2_1:
+        state = _fixture(name)["interruptState"]
+        members |= {m for i in state["interrupts"] for m in ("decision", "message", "onExpiry") if m in i}
+        members |= {"consumed"} & set(state)
+    assert members == {"decision", "message", "onExpiry", "consumed"}
 
 
 @pytest.mark.req("ROC-SEC-002", "ROC-SNAP-008")
