@@ -25,6 +25,7 @@ from roc_conformance.checks.decision_support import (
     ABANDON_ACCEPTED,
     ABANDON_THEN,
     DECIDE_ACCEPTED,
+    DECIDE_EXPIRED,
     PAST,
     abandon,
     ask,
@@ -33,6 +34,7 @@ from roc_conformance.checks.decision_support import (
     resume,
     shown,
 )
+from roc_conformance.checks.snapshot_support import error_code
 from roc_conformance.errors import ConformanceViolation
 from roc_conformance.settings import shrink_budget
 
@@ -144,6 +146,8 @@ def _drive(ctx: CheckContext, probe: str, inputs: list[Input]) -> None:
             got = ctx.client.invoke(copy.agent, concrete(probe_input, copy.pending))
             if "result" not in got:
                 req = ABANDON_ACCEPTED if probe == "abandon" else DECIDE_ACCEPTED
+                if probe == "decline" and error_code(got) == "EXPIRED":
+                    req = DECIDE_EXPIRED  # the decline was refused because an interrupt had expired
                 what = "an abandon" if probe == "abandon" else f"a decline of each of {copy.pending}"
                 raise ConformanceViolation(req, f"{trail}: {what} gave {shown(got)}")
         else:

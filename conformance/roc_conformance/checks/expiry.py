@@ -10,6 +10,8 @@ from typing import Any
 from roc_conformance import scenarios as sc
 from roc_conformance.checks.base import Check, CheckContext
 from roc_conformance.checks.decision_support import (
+    DECIDE_TOOL,
+    DECIDE_TOOL_CALL,
     EXPIRY_AT,
     EXPIRY_CLOCK,
     EXPIRY_OUTCOME,
@@ -177,7 +179,11 @@ def check_expiry_resolved(ctx: CheckContext) -> None:
                 want, got = seen, (out.get("state") or {}).get("seen")
             else:
                 want, got = returned(e_use, [seen], "b ran"), tool_results(out).get(e_use)
-            if got != want:
+            if got != want and not handle:
+                # The unit saw a decision but its default outcome is wrong: that outcome's own rule.
+                rule = DECIDE_TOOL_CALL if "hooks" in ctx.profiles else DECIDE_TOOL
+                followed(ctx, EXPIRY_RESOLVED, f"{label}: got {got}, expected {want} ({shown(out)})", rule)
+            elif got != want:
                 wrong.append(f"{label}: got {got}, expected {want} ({shown(out)})")
     fail_if({EXPIRY_RESOLVED: wrong})
 

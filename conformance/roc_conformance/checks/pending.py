@@ -80,6 +80,15 @@ def _answer_problems(label: str, got: Any, want: dict[str, Any | None]) -> list[
     return problems
 
 
+def _list_rule(got: Any, want: list[dict[str, Any]]) -> str:
+    """The rule a wrong list breaks: ROC-PENDING-002 when only ``answer`` members differ, else 001."""
+
+    def bare(entries: Any) -> Any:
+        return {k: {m: v for m, v in e.items() if m != "answer"} for k, e in by_id(entries).items()}
+
+    return PENDING_ANSWER if _same(bare(got), bare(want)) else PENDING_AGENT
+
+
 def _scenario(ctx: CheckContext, agent_id: str, *, handle: bool = False) -> dict[str, Any]:
     """``t1`` raises ``a`` and then ``b``; then the model ends its turn."""
     return one_tool(agent_id, ctx, ask("a", handle=handle), ask("b"), sc.returns("ran"))
@@ -219,7 +228,7 @@ def check_pending_snapshot(ctx: CheckContext) -> None:
                 ctx,
                 PENDING_SNAPSHOT,
                 f"the snapshot lists {got}, as its writer does; expected {want}",
-                PENDING_AGENT,
+                _list_rule(got, want),
             )
         else:
             wrong.setdefault(PENDING_SNAPSHOT, []).append(
@@ -253,7 +262,12 @@ def check_pending_error(ctx: CheckContext) -> None:
         return
     got = ((out.get("error") or {}).get("details") or {}).get("pending")
     if not isinstance(got, list) or not _same(by_id(got), by_id(want)) or len(got) != len(want):
-        wrong.append(f"INTERRUPT_PENDING details.pending is {got!r}, expected {want}")
+        own = list_pending(ctx, agent).get("pending") if "pending-list" in ctx.profiles else None
+        if isinstance(got, list) and own is not None and _same(own, got):
+            msg = f"details.pending is {got}, the agent's own list; expected {want}"
+            followed(ctx, PENDING_ERROR, msg, _list_rule(got, want))
+        else:
+            wrong.append(f"INTERRUPT_PENDING details.pending is {got!r}, expected {want}")
     fail_if({PENDING_ERROR: wrong})
 
 

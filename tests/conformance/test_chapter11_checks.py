@@ -1,0 +1,112 @@
+"""The checks of spec chapter 11 (decisions, abandon, expiry, the pending list, re-sent answers, and the
+drive-to-end property) against the reference and against the broken fixtures that break one of their rules.
+
+Each fixture must fail exactly the requirements it names among those the chapter 11 checks judge: one
+divergence is charged to its own rule and to no other (what another rule cannot judge after it is a
+consequence, never a FAIL). Only the chapter 11 checks run, so this is fast; test_broken.py judges the same
+fixtures with the whole suite.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from roc_conformance.applicability import cannot_arise
+from roc_conformance.checks import Status
+from roc_conformance.checks.explicit import chapter_11_checks
+from roc_conformance.registry import load_registry
+from roc_conformance.runner import RunResult, run_suite
+from roc_conformance.settings import RunSettings
+from roc_conformance.target import Target
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from roc_harness_support import serving
+from test_broken import SUPPORT, patched
+
+CHECKS = chapter_11_checks()
+JUDGED = {r for c in CHECKS for r in c.requirements}
+SETTINGS = RunSettings(
+    name="fixtures", derandomize=True, max_examples=60, stateful_step_count=10, shrink_seconds=0
+)
+FIXTURES = [n for n in SUPPORT.fixture_names() if set(SUPPORT.load(n).BREAKS) & JUDGED]
+
+
+def judge(*fixtures: str) -> RunResult:
+    with patched(*fixtures), serving() as (address, _):
+        return run_suite(
+            Target(address=address, label="+".join(fixtures) or "reference"),
+            CHECKS,
+            load_registry(),
+            SETTINGS,
+        )
+
+
+def failing(result: RunResult) -> set[str]:
+    return {r.requirement.id for r in result.requirements if r.status is Status.FAIL}
+
+
+def explain(result: RunResult) -> str:
+    return "\n".join(
+        f"{r.requirement.id} {r.status.value}: {r.reason[:400]}"
+        for r in result.requirements
+        if r.status is Status.FAIL
+    )
+
+
+def test_one_check_per_requirement_of_chapter_11():
+    wanted = {
+        r.id
+        for r in load_registry().requirements
+        if r.area in {"DECIDE", "ABANDON", "EXPIRY", "PENDING", "RESEND"}
+    }
+    named = {c.name.removeprefix("explicit:") for c in CHECKS}
+    assert wanted <= named, sorted(wanted - named)
+    for check in CHECKS:
+        profile = {r.profile for r in load_registry().requirements if r.id in check.requirements}
+        assert profile <= set(check.profiles), (check.name, profile, check.profiles)
+
+
+def test_the_reference_passes_every_chapter_11_check():
+    result = judge()
+    mine = [c for c in result.checks if c.name in {k.name for k in CHECKS}]
+    assert [c.name for c in mine if c.status is not Status.PASS] == [], explain(result)
+    assert not failing(result), explain(result)
+
+
+@pytest.mark.parametrize("name", FIXTURES)
+def test_fixture_is_caught_on_exactly_its_rules(name):
+    wanted = set(SUPPORT.load(name).BREAKS) & JUDGED
+    result = judge(name)
+    assert failing(result) & JUDGED == wanted, explain(result)
+
+
+def test_fixtures_cover_the_four_named_bugs():
+    assert {
+        "decline_runs_tool",
+        "expired_decline_refused",
+        "expiry_unresolved",
+        "pending_omits_answer",
+    } <= set(FIXTURES)
+
+
+@pytest.mark.parametrize(
+    ("requirement", "claimed", "arises"),
+    [
+        ("ROC-DECIDE-005", {"core", "decisions"}, False),
+        ("ROC-DECIDE-005", {"core", "decisions", "hooks"}, True),
+        ("ROC-DECIDE-006", {"core", "decisions"}, False),
+        ("ROC-DECIDE-009", {"core", "decisions"}, False),
+        ("ROC-DECIDE-009", {"core", "decisions", "expiry"}, True),
+        ("ROC-EXPIRY-005", {"core", "decisions", "expiry", "sequential-executor"}, False),
+        ("ROC-EXPIRY-005", {"core", "decisions", "expiry", "concurrent-executor"}, True),
+        ("ROC-EXPIRY-005", {"core", "decisions", "expiry", "sequential-executor", "hooks"}, True),
+        ("ROC-PENDING-004", {"core", "pending-list"}, False),
+        ("ROC-PENDING-004", {"core", "pending-list", "sessions"}, True),
+        ("ROC-RESEND-003", {"core", "idempotent-resume"}, False),
+        ("ROC-RESEND-003", {"core", "idempotent-resume", "sessions"}, True),
+    ],
+)
+def test_situations_that_cannot_arise(requirement, claimed, arises):
+    assert (cannot_arise(requirement, claimed) is None) is arises
