@@ -20,6 +20,7 @@ TYPE_REQS: dict[str, tuple[str, ...]] = {
     "AgentResult": ("ROC-MODEL-001", "ROC-MODEL-010"),
     "Error": ("ROC-MODEL-001",),
     "Snapshot": ("ROC-SNAP-001", "ROC-SNAP-009"),
+    "PendingInterrupt": ("ROC-PENDING-001", "ROC-PENDING-002"),
 }
 
 
@@ -95,7 +96,7 @@ def test_invalid_file_names_say_the_rule() -> None:
             assert name.removesuffix(".json").replace("-", "").isalnum(), name
 
 
-@pytest.mark.parametrize("example_type", ["Snapshot", "ResumeInput"])
+@pytest.mark.parametrize("example_type", ["Snapshot", "ResumeInput", "AbandonInput"])
 def test_manifest_names_an_error_code_for_every_invalid_input(example_type: str) -> None:
     for name, row in manifest(example_type).items():
         assert row.code in {code.value for code in ErrorCode}, name
