@@ -64,7 +64,10 @@ def test_trust_answer_is_remembered_across_processes(tmp_path):
     # The paused process and the answering process were different processes.
     doc = stored(tmp_path)
     assert doc["agent"]["state"] == {"myapp-approval": "t"}
-    assert doc["interruptState"] == {"activated": False, "interrupts": [], "pendingToolExecution": None}
+    # idle; format 2.1 keeps only which answer the completed batch consumed (ROC-RESEND-003)
+    state = doc["interruptState"]
+    assert state == {**state, "activated": False, "interrupts": [], "pendingToolExecution": None}
+    assert [c["interruptId"] for c in state["consumed"]] == [asked[0]["id"]]
 
     # A later request in yet another process: the stored "t" means no prompt at all.
     result, asked = client(tmp_path, "paths=<['g/h.txt']>", [])
