@@ -84,11 +84,14 @@ def test_a_failed_end_save_is_recovered_with_the_claimed_input(tmp_path: Path, h
         real_save(snapshot, expected_revision=expected_revision)
 
     session.save = full_disk_on_end_save  # type: ignore[method-assign]
-    with pytest.raises(OSError, match="No space left"):
+
+    def send() -> object:
         if how == "decline":
-            agent(_decline(interrupt_id))
-        else:
-            agent.abandon("gone", then="continue")
+            return agent(_decline(interrupt_id))
+        return agent.abandon("gone", then="continue")
+
+    with pytest.raises(OSError, match="No space left"):
+        send()
     assert agent.is_interrupted  # rolled back to the claimed revision
     other = build(root)
     with pytest.raises(SessionConflictError):  # the claim stands until it is recovered
