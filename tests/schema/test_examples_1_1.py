@@ -181,8 +181,9 @@ def test_expiring_fixture_reports_its_deadline_unchanged_and_refuses_a_late_answ
     [entry] = pending_interrupts_of(doc)
     assert (entry["expiresAt"], entry["onExpiry"]) == (stored["expiresAt"], stored["onExpiry"])
     assert "answer" not in entry
-    # 2026-12-01T09:00:00+01:00 is 08:00 UTC; a day later the answer comes too late.
-    agent = _restore("expiring-interrupt-2-1", now=datetime(2026, 12, 2, 8, 0, tzinfo=UTC))
+    # 2999-01-01T09:00:00+01:00 is 08:00 UTC; a day later the answer comes too late. (A deadline far in the
+    # future keeps the fixture resumable for suites that answer it against the real clock.)
+    agent = _restore("expiring-interrupt-2-1", now=datetime(2999, 1, 2, 8, 0, tzinfo=UTC))
     with pytest.raises(RocError) as caught:
         agent([_block(stored["id"], response="s3")])
     assert (caught.value.code.value, caught.value.details) == ("EXPIRED", {"interruptId": stored["id"]})

@@ -159,7 +159,9 @@ def units_ran(out: dict[str, Any]) -> list[str]:
 def strip_volatile(doc: Any) -> Any:
     if not isinstance(doc, dict):
         return doc
-    return {k: v for k, v in doc.items() if k not in ("createdAt", "revision", "integrity")}
+    # The versions are the writer's own (ROC-VER-002, ROC-SESSION-007), judged by ROC-VER-002 alone.
+    volatile = ("createdAt", "revision", "integrity", "schemaVersion", "specVersion")
+    return {k: v for k, v in doc.items() if k not in volatile}
 
 
 def outcome(o: dict[str, Any]) -> Any:

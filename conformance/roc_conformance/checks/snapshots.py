@@ -533,7 +533,14 @@ def check_frozen_valid(ctx: CheckContext) -> None:
                 f"{path.name}: the snapshot after restoring differs"
             )
         state = doc.get("interruptState") or {}
-        pending = [i["id"] for i in state.get("interrupts") or [] if "response" not in i]
+        # A stored decline or cancel (format 2.1) is a decision only to a runtime of `decisions`; a reader of
+        # format 2.0 drops the member (ROC-VER-007) and asks again, so the suite answers it there.
+        decided = "decisions" in ctx.description.profiles
+        pending = [
+            i["id"]
+            for i in state.get("interrupts") or []
+            if "response" not in i and not (decided and "decision" in i)
+        ]
         if not state.get("activated"):
             continue
         answer = {"interruptResponses": [{"interruptId": i, "response": "yes"} for i in pending]}
