@@ -31,7 +31,7 @@ REGISTRY = parse_registry(
             {"id": "ROC-ERR-005", "level": "SHOULD", "profile": "core"},
             {"id": "ROC-TEST-001", "level": "MUST", "profile": "core"},
             {"id": "ROC-TEST-002", "level": "MUST", "profile": "hooks"},
-            {"id": "ROC-TEST-003", "level": "MUST", "profile": "expiry"},
+            {"id": "ROC-TEST-003", "level": "MUST", "profile": "response-schema"},
             {"id": "ROC-TEST-004", "level": "MUST", "profile": "core", "untestable": "cannot be observed"},
         ],
     }
@@ -79,7 +79,7 @@ def test_verdicts_per_requirement_and_profile():
     assert got["ROC-ERR-004"] is Status.PASS
     assert got["ROC-TEST-001"] is Status.FAIL
     assert got["ROC-TEST-002"] is Status.PASS
-    assert got["ROC-TEST-003"] is Status.SKIPPED  # profile 'expiry' not declared
+    assert got["ROC-TEST-003"] is Status.SKIPPED  # profile 'response-schema' not declared
     assert got["ROC-TEST-004"] is Status.NOT_TESTED
     by_id = {r.requirement.id: r for r in result.requirements}
     assert "not declared" in by_id["ROC-TEST-003"].reason
@@ -87,7 +87,7 @@ def test_verdicts_per_requirement_and_profile():
     assert result.profiles["core"]["status"] == ProfileVerdict.NOT_CONFORMANT
     assert result.profiles["core"]["failing"] == ["ROC-TEST-001"]
     assert result.profiles["hooks"]["status"] == ProfileVerdict.CONFORMANT
-    assert result.profiles["expiry"]["status"] == ProfileVerdict.NOT_CLAIMED
+    assert result.profiles["response-schema"]["status"] == ProfileVerdict.NOT_CLAIMED
     assert not result.conformant
 
 
