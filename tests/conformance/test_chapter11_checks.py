@@ -110,3 +110,19 @@ def test_fixtures_cover_the_four_named_bugs():
 )
 def test_situations_that_cannot_arise(requirement, claimed, arises):
     assert (cannot_arise(requirement, claimed) is None) is arises
+
+
+@pytest.mark.parametrize(
+    ("fixture", "check", "requirement"),
+    [
+        ("abandon_refused_when_decided", "explicit:drive-to-end-abandon", "ROC-ABANDON-001"),
+        ("expired_decline_refused", "explicit:drive-to-end-decline", "ROC-DECIDE-009"),
+    ],
+)
+def test_the_drive_to_end_property_alone_finds_a_stuck_agent(fixture, check, requirement):
+    """The property, run on its own, reaches the state the fixture gets stuck in and names its rule."""
+    only = [c for c in CHECKS if c.name == check]
+    with patched(fixture), serving() as (address, _):
+        result = run_suite(Target(address=address, label=fixture), only, load_registry(), SETTINGS)
+    assert [c.status for c in result.checks if c.name == check] == [Status.FAIL]
+    assert requirement in failing(result), explain(result)
