@@ -36,6 +36,7 @@ from roc_conformance.checks.wire_schema import SchemaObserver
 from roc_conformance.client import (
     CAPABILITIES,
     FORMER_CAPABILITIES,
+    HARNESS_PROTOCOL_VERSION,
     AgentRefused,
     Description,
     HarnessClient,
@@ -339,8 +340,8 @@ def explain(fault: HarnessFault, timeouts: Timeouts) -> list[Problem]:
     if no_kind is not None:
         return [
             Problem(
-                f"trace[{no_kind.group(1)}] has no kind harness protocol 3 knows (an empty TraceEvent, or a "
-                "kind this protocol does not define)",
+                f"trace[{no_kind.group(1)}] has no kind harness protocol {HARNESS_PROTOCOL_VERSION} knows "
+                "(an empty TraceEvent, or a kind this protocol does not define)",
                 f"record only the kinds of the trace table ({TRACE_DOC}), each with its own fields",
             )
         ]
@@ -531,7 +532,7 @@ class Smoke:
         if other:
             problems.append(
                 Problem(
-                    f"capabilities {other} are not defined by harness protocol 3",
+                    f"capabilities {other} are not defined by harness protocol {HARNESS_PROTOCOL_VERSION}",
                     f"declare only {sorted(CAPABILITIES)} (or none)",
                 )
             )
