@@ -219,6 +219,8 @@ class Agent:
             user_message = None if self._interrupts.activated else _prompt_message(prompt)
             return [], user_message
         now = self._clock()
+        if now.tzinfo is None:  # a naive clock reads UTC (ROC-EXPIRY-003); comparing it would raise
+            now = now.replace(tzinfo=UTC)
         self._interrupts.check_expiry(answers, now)  # ROC-EXPIRY-004, after ROC-RESUME-014's codes
         given = [(i, r) for i, r in answers if not isinstance(r, Decision)]
         if given and self._resume_guard is not None:  # ROC-SEC-001: the application may refuse an answer

@@ -8,6 +8,7 @@ inputs and continuing after restore from a snapshot. Every rejected input leaves
 from __future__ import annotations
 
 import copy
+from datetime import datetime
 from typing import Any
 
 import pytest
@@ -425,3 +426,18 @@ def test_unit_that_handles_the_decision_goes_on() -> None:
     agent([decide(only.id, "decline")])
     assert seen == [("decline", None, DECLINE_TEXT, DECLINE_TEXT, "q", only.id)]
     assert results_of(agent) == [("success", "skipped")]
+
+
+def test_a_naive_clock_reads_utc() -> None:
+    @tool(name="act")
+    def act(tool_context: ToolContext) -> str:
+        return str(tool_context.interrupt("q", expires_at="2030-01-01T12:00:00+02:00"))  # 10:00 UTC
+
+    model = ScriptedModel([[{"toolUse": {"toolUseId": "t1", "name": "act", "input": {}}}]])
+    for hour, code in ((9, None), (10, ErrorCode.EXPIRED)):  # ROC-EXPIRY-003: "at or before" expires
+        agent = Agent(model, tools=[act], clock=lambda hour=hour: datetime(2030, 1, 1, hour))
+        (only,) = agent("go").interrupts
+        if code is None:
+            assert agent([answer(only.id, "y")]).stop_reason == "end_turn"
+        else:
+            _rejected(agent, lambda agent=agent, only=only: agent([answer(only.id, "y")]), code)
