@@ -1,10 +1,12 @@
 """RoC reference runtime: an exact, readable implementation of the Return of Control 1.1 rules.
 
-A tour, in reading order: ``types`` (the data model as spec JSON), ``interrupts`` (ids, stored answers,
-resume validation, activation, consumption), ``hooks`` (events, registry, fan-out), ``tools`` (``@tool``,
-``ToolContext.interrupt``, direct calls), ``executors`` (sequential, concurrent), ``loop`` (the tool
-cycle with deferred append), ``agent`` (invoke/resume, snapshots, sessions), ``snapshot`` (the portable
-format and its validation), ``integrity`` (canonical JSON, input digests, HMAC tags).
+A tour, in reading order: ``types`` (the data model as spec JSON), ``decisions`` (decline and cancel,
+``InterruptDeclined``, the texts of default outcomes, expiry outcomes), ``interrupts`` (ids, stored answers
+and decisions, resume validation, activation, consumption, the pending list), ``hooks`` (events, registry,
+fan-out), ``tools`` (``@tool``, ``ToolContext.interrupt``, direct calls), ``executors`` (sequential,
+concurrent), ``loop`` (the tool cycle with deferred append), ``agent`` (invoke/resume, abandon, snapshots,
+sessions), ``snapshot`` (the portable format and its validation), ``integrity`` (canonical JSON, input
+digests, HMAC tags).
 The core imports no gRPC.
 
     @tool
