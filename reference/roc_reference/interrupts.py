@@ -466,7 +466,6 @@ class InterruptState:
         did not raise it again is withdrawn. ROC-STOP-002: one whose unit did not run stays pending and is
         reported again with what this cycle raised.
         """
-        kept = {k: v for k, v in self.interrupts.items() if v.answered}
         raised_ids = {i.id for i in raised}
         carried = [
             v
@@ -475,14 +474,18 @@ class InterruptState:
             and k not in raised_ids
             and (v.interrupt.source.kind, v.interrupt.source.tool_use_id) not in ran
         ]
+        # Stored interrupts keep the place they were first raised in, so that the pending list
+        # (ROC-PENDING-001) keeps the registration order of one event's callbacks, answered or not.
+        staying = raised_ids | {v.interrupt.id for v in carried}
+        kept = {k: v for k, v in self.interrupts.items() if v.answered or k in staying}
         inputs = {u.tool_use_id: u.input for u in pending.assistant_message.tool_uses()}
         for interrupt in raised:
+            if interrupt.id in kept:  # raised again: the same interrupt (ROC-REPLAY-004), its digest kept
+                continue
             tool_use_id = interrupt.source.tool_use_id
             # ROC-SNAP-006, ROC-SNAP-013: the digest is taken here, once, over the runtime's private input.
             digest = input_digest(inputs[tool_use_id]) if tool_use_id in inputs else None
             kept[interrupt.id] = StoredInterrupt(interrupt, input_digest=digest)
-        for stored in carried:  # its digest is the one taken when it first stopped
-            kept[stored.interrupt.id] = stored
         self.interrupts = kept
         self.pending = pending
         self.activated = True

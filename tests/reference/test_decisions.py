@@ -441,3 +441,14 @@ def test_a_naive_clock_reads_utc() -> None:
             assert agent([answer(only.id, "y")]).stop_reason == "end_turn"
         else:
             _rejected(agent, lambda agent=agent, only=only: agent([answer(only.id, "y")]), code)
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_the_pending_list_keeps_the_raise_order_when_a_later_one_is_answered_first(layer: Layer) -> None:
+    # ROC-PENDING-001 ordered as ROC-STOP-010: by tool use, then by the callbacks' registration order
+    _, agent, first = _start(layer, "concurrent")
+    one, two = _ids(first)
+    again = agent([decide(two, "cancel")])
+    if layer == "before_tools":  # the batch stops again before any tool
+        assert _ids(again) == [one]
+    assert [p["id"] for p in agent.pending_interrupts()] == [one, two]
