@@ -815,14 +815,16 @@ def judge_requirements(
             out.status, out.reason = Status.ERROR, errored[0].message
         elif passed:
             out.status = Status.PASS
-        elif skipped:
-            out.status, out.reason = Status.SKIPPED, skipped[0].message
         elif (why := cannot_arise(req.id, description.profiles)) is not None:
+            # Before a skipped check: a check that needs the profile making the situation possible (hooks
+            # for a callback's default outcome) is skipped exactly when the situation cannot arise.
             out.status, out.reason, out.cannot_arise = (
                 Status.SKIPPED,
                 f"cannot arise under this claim: {why}",
                 True,
             )
+        elif skipped:
+            out.status, out.reason = Status.SKIPPED, skipped[0].message
         elif req.untestable:
             out.reason = f"untestable: {req.untestable}"
         else:

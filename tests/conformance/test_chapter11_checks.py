@@ -126,3 +126,44 @@ def test_the_drive_to_end_property_alone_finds_a_stuck_agent(fixture, check, req
         result = run_suite(Target(address=address, label=fixture), only, load_registry(), SETTINGS)
     assert [c.status for c in result.checks if c.name == check] == [Status.FAIL]
     assert requirement in failing(result), explain(result)
+
+
+NEW = ["decisions", "abandon", "expiry", "pending-list", "idempotent-resume"]
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        ["core", "sequential-executor", *NEW],  # no hooks, no concurrent executor, no sessions
+        ["core", "concurrent-executor", *NEW],
+        ["core", "sequential-executor", "hooks", "decisions", "abandon"],
+        ["core", "sequential-executor", "sessions", "pending-list", "idempotent-resume"],
+    ],
+)
+def test_narrower_claims_of_the_reference_pass(claim):
+    """Against the reference claiming less, every chapter 11 check that runs passes, and each requirement of
+    a claimed profile it cannot judge is one whose situation cannot arise under that claim."""
+    from roc_reference.harness.server import HarnessServicer
+
+    servicer = HarnessServicer()
+    original = servicer.Describe
+
+    def describe(request, context):
+        reply = original(request, context)
+        del reply.profiles[:]
+        reply.profiles.extend(claim)
+        return reply
+
+    servicer.Describe = describe
+    with serving(servicer) as (address, _):
+        result = run_suite(Target(address=address, label="narrow"), CHECKS, load_registry(), SETTINGS)
+    bad = [
+        (c.name, c.status, c.message[:300]) for c in result.checks if c.status in (Status.FAIL, Status.ERROR)
+    ]
+    assert bad == []
+    for r in result.requirements:
+        if r.requirement.id in JUDGED and r.requirement.profile in claim and r.status is Status.SKIPPED:
+            assert r.cannot_arise, (r.requirement.id, r.reason)
+    for profile in set(NEW) & set(claim):
+        assert result.profiles[profile]["status"] != "NOT_CONFORMANT", result.profiles[profile]
+        assert not result.profiles[profile].get("unresolved"), result.profiles[profile]
