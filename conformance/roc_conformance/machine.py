@@ -51,6 +51,7 @@ MACHINE_REQUIREMENTS: tuple[str, ...] = tuple(
             reqs.WITHDRAWN,
             reqs.CANCEL_NOT_CARRIED,
             reqs.ERROR_XOR,
+            reqs.EXPIRY_ORDER,  # an answer too late together with another fault: the explicit checks' case
         }
     )
 )
@@ -287,6 +288,14 @@ class DecisionMachine(RocMachine):
             pairs.append((k, data.draw(answers if answer else decisions, label=f"decision {k[2]}")))
         wire, inp = self.d.resume_input(pairs)
         self._run(wire, inp, "deciding pending interrupts")
+
+    @precondition(lambda self: self._interrupted() and "decisions" in self.profiles)
+    @rule(data=st.data())
+    def decide_all(self, data: st.DataObject) -> None:
+        """Decline or cancel every pending interrupt: the batch completes on the default outcomes, or goes on
+        where a unit handles its decision (ROC-DECIDE-003..007)."""
+        wire, inp = self.d.resume_input([(k, data.draw(decisions)) for k in self._pending()])
+        self._run(wire, inp, "deciding every pending interrupt")
 
     @precondition(lambda self: self._interrupted() and "decisions" in self.profiles)
     @rule(

@@ -59,7 +59,7 @@ def _decorate(draw: st.DrawFn, steps: list[dict[str, JSON]], declared: frozenset
             continue
         if draw(st.booleans()):
             args["handleDecision"] = True
-        if "expiry" in declared and draw(st.integers(0, 2)) == 0:
+        if "expiry" in declared and draw(st.booleans()):
             args["expiresAt"] = draw(st.sampled_from([PAST, FUTURE]))
             if draw(st.booleans()):
                 outcome: dict[str, JSON] = {"decision": draw(st.sampled_from(["decline", "cancel"]))}

@@ -99,7 +99,11 @@ def test_the_machine_exercises_every_requirement_it_vouches_for():
 
     ledger = machine_module.MachineLedger()
     s = settings(SETTINGS, max_examples=200, stateful_step_count=12)
-    for profiles in (ALL_PROFILES, ("core", "hooks", "concurrent-executor", "sessions")):
+    for profiles in (
+        ALL_PROFILES,
+        ("core", "hooks", "concurrent-executor", "sessions"),
+        (*ALL_PROFILES, "decisions", "abandon", "expiry"),
+    ):
         machine = make_machine(
             lambda p=profiles: FakeImplementation(p),
             frozenset(profiles),

@@ -229,6 +229,9 @@ def _extra_ids(outcome: Outcome, tuid: str | None, kind: str) -> list[str]:
     }.get(kind, [reqs.TOOL_BATCH])
 
 
+_DECLINED = frozenset({"btc_declined", "bt_declined", "tool_declined"})
+
+
 def _must_not_run(outcome: Outcome, key: Key) -> bool:
     """Whether the unit that raises ``key`` must not run in this invocation, by the rule the oracle applied to
     its tool use (``_EXTRA`` lists those rules; a BeforeToolCall callback still runs for a tool whose own
@@ -386,6 +389,14 @@ def check_interrupts(
     reported = {key_of(item) for item in got if isinstance(item, dict)}
     missing_expected = any(k not in reported for k in expected)
     earlier = _stopped_earlier(outcome, got, [k for k in expected if k not in reported], executor)
+    # Interrupts from units that a decision's default outcome keeps from running: that rule is the divergence,
+    # and whatever interrupts the oracle expected after it (a later batch) are missing because of it.
+    declined = {
+        k
+        for k in reported - set(expected) - answered
+        if _must_not_run(outcome, k) and outcome.tool_reasons.get(str(k[1])) in _DECLINED
+    }
+    earlier |= declined
     seen: list[Key] = []
     ids: Counter[str] = Counter()
     for item in got:
@@ -403,12 +414,11 @@ def check_interrupts(
                 if key in answered
                 else [reqs.STOP_ALL_INTERRUPTS]
             )
-            if key in outcome.decided:
-                ids_ = [
-                    reqs.DECIDE_DELIVERED,
-                    reqs.DECIDE_ANSWERED,
-                ]  # asked again instead of told the decision
             specific = False
+            if key in outcome.expiry_resolved:
+                ids_, specific = [reqs.EXPIRY_RESOLVED], True  # expired, yet asked again
+            elif key in outcome.decided:
+                ids_, specific = [reqs.DECIDE_DELIVERED, reqs.DECIDE_ANSWERED], True  # asked, not told
             if key in outcome.withdrawn:
                 ids_ = [reqs.WITHDRAWN]  # its unit did not raise it again: withdrawn, never reported
             elif (
@@ -423,6 +433,10 @@ def check_interrupts(
                 # see _stopped_earlier.)
                 ids_ = _extra_ids(outcome, key[1], "tool_start" if key[0] == "tool" else "hook")
                 specific = True
+            if outcome.abandon and key not in outcome.decided:
+                # An abandon runs no unit of the batch it completes (ROC-ABANDON-004); with "continue" the
+                # next batch's interrupts are expected ones.
+                ids_, specific = [reqs.ABANDON_RUNS_NOTHING], False
             if key[0] not in ("tool", "before_tool_call", "before_tools"):
                 ids_, specific = [reqs.SOURCE_KIND], False
             extra = Violation(ids_, f"unexpected interrupt {key} (expected {sorted(expected)})")
@@ -477,6 +491,11 @@ def check_interrupts(
             # Its unit comes after the one that must not have run and stopped the sequential executor.
             after = f"interrupt {key} missing from the result: the executor stopped at {sorted(earlier)}"
             out.append(_as("implied", Violation([reqs.STOP_ALL_INTERRUPTS], after)))
+        elif key not in seen and outcome.abandon:
+            # After an abandon with "continue", the next batch stops where the oracle says (ROC-ABANDON-005).
+            out.append(
+                _as("outcome", Violation([reqs.ABANDON_THEN], f"interrupt {key} missing from the result"))
+            )
         elif key not in seen:
             ids_ = [reqs.STOP_ALL_INTERRUPTS]
             if key[0] != "tool" and any(k[1] == key[1] and k[0] == key[0] and k != key for k in seen):

@@ -199,6 +199,7 @@ class Outcome:
     rejected_named: set[Key] = field(default_factory=set)
     withdrawn: set[Key] = field(default_factory=set)  # withdrawn now: never reported again (ANSWER-005)
     decided: set[Key] = field(default_factory=set)  # declined or cancelled (by the caller or by expiry)
+    expiry_resolved: set[Key] = field(default_factory=set)  # ... by expiry in this invocation (EXPIRY-005)
     abandon: bool = False  # the outcome of an accepted abandon (ROC-ABANDON-*)
     order_req: str = reqs.ERROR_ORDER  # the SHOULD a code other than ``preferred`` breaks
 
@@ -286,6 +287,7 @@ class OracleAgent:
         self._reason_changed: set[Key] = set()
         self._withdrawn: set[Key] = set()  # withdrawn by this invocation's stop (ROC-ANSWER-005)
         self._decided: set[Key] = set()  # decided by this invocation's input or by expiry
+        self._expiry_resolved: set[Key] = set()  # ... by expiry (ROC-EXPIRY-005)
         # expiresAt / onExpiry of the interrupt steps raised in this cycle, by key (registered at the stop)
         self._raise_extra: dict[Key, dict[str, JSON]] = {}
         self._cycle_start = 0  # index in the trace where the current tool cycle began
@@ -304,7 +306,7 @@ class OracleAgent:
         return self.pending_assistant is not None
 
     def copy(self) -> OracleAgent:
-        clone = OracleAgent.__new__(OracleAgent)
+        clone = type(self).__new__(type(self))  # a subclass (a broken model in tests) stays itself
         clone.__dict__.update({k: deep_copy(v) for k, v in self.__dict__.items() if k != "spec"})
         clone.spec = self.spec
         return clone
@@ -339,6 +341,7 @@ class OracleAgent:
         self._reason_changed = set()
         self._withdrawn = set()
         self._decided = set()
+        self._expiry_resolved = set()
         self._raise_extra = {}
         self._completed = 0
         if isinstance(inp, Direct):
@@ -381,6 +384,7 @@ class OracleAgent:
         out.withdrawn = set() if out.is_error else set(self._withdrawn)
         out.decided = {k for k, r in before.interrupts.items() if r.decision is not None}
         out.decided |= set() if out.is_error else set(self._decided)
+        out.expiry_resolved = set() if out.is_error else set(self._expiry_resolved)
         self._track_rejected_answers(inp, before, out)
         return out
 
@@ -539,6 +543,7 @@ class OracleAgent:
             reg.decision = str(outcome.get("decision", "decline"))
             reg.message = outcome.get("message", EXPIRY_TEXT)
             self._decided.add(key)
+            self._expiry_resolved.add(key)
             self._exercised |= {reqs.EXPIRY_RESOLVED, reqs.EXPIRY_CLOCK}
 
     def _abandon(self, inp: Abandon) -> Outcome:
