@@ -42,6 +42,7 @@ from roc_conformance.checks.decision_support import (
     two_unanswered,
 )
 from roc_conformance.checks.snapshot_support import error_code, fail_if
+from roc_conformance.errors import ConformanceViolation
 
 
 def _only_id(out: dict[str, Any]) -> str:
@@ -65,7 +66,7 @@ def check_decision_accepted(ctx: CheckContext) -> None:
         agent, first = pause(ctx, spec)
         ids = ids_by_name(first)
         if set(ids) != {"a", "b"}:
-            raise_stop(first)
+            raise ConformanceViolation("ROC-STOP-001", f"expected interrupts a and b, got {shown(first)}")
         mixed = ctx.client.invoke(agent, resume(answer(ids["a"], "y"), decide(ids["b"], "decline")))
         if "result" not in mixed:
             wrong.setdefault(DECIDE_ACCEPTED, []).append(
@@ -86,13 +87,7 @@ def check_decision_accepted(ctx: CheckContext) -> None:
     fail_if(wrong)
 
 
-def raise_stop(out: dict[str, Any]) -> None:
-    from roc_conformance.errors import ConformanceViolation
-
-    raise ConformanceViolation("ROC-STOP-001", f"expected interrupts a and b, got {shown(out)}")
-
-
-# Each malformed body and why it is one (ROC-DECIDE-002); ``None`` stands for the pending interrupt's id.
+# Each malformed body and why it is one (ROC-DECIDE-002); the pending interrupt's id is added to each.
 _MALFORMED: tuple[tuple[str, dict[str, Any]], ...] = (
     ("an unknown decision", {"decision": "maybe"}),
     ("a decision that is not a string", {"decision": 1}),
