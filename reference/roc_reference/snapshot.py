@@ -69,7 +69,8 @@ class SnapshotInterruptState(RocModel):
     activated: bool
     interrupts: list[SnapshotInterrupt]
     pending_tool_execution: PendingToolExecution | None
-    consumed: list[SnapshotConsumed] | None = None
+    # Absent when empty, as the schema says (minItems 1): one form per document, which the proto binding keeps.
+    consumed: list[SnapshotConsumed] | None = Field(default=None, min_length=1)
 
 
 class SnapshotIntegrity(RocModel):
