@@ -340,4 +340,3 @@ _SPECS: tuple[Spec, ...] = (
 
 def abandon_checks() -> list[Check]:
     return make_checks(_SPECS)
-
