@@ -11,6 +11,9 @@ from roc_conformance import scenarios as sc
 from roc_conformance.canonical import canonical_bytes
 from roc_conformance.checks.base import Check, CheckContext
 from roc_conformance.checks.decision_support import (
+    EXPIRY_RESOLVED,
+    EXPIRY_TEXT,
+    PAST,
     PENDING_AGENT,
     PENDING_ANSWER,
     PENDING_ERROR,
@@ -35,6 +38,7 @@ from roc_conformance.checks.decision_support import (
     shown,
     stop_reason,
     tools_started,
+    two_unanswered,
 )
 from roc_conformance.checks.snapshot_support import error_code, fail_if, strip_volatile, take_snapshot
 
@@ -168,7 +172,37 @@ def check_pending_answer(ctx: CheckContext) -> None:
             wrong.setdefault(PENDING_ANSWER, []).extend(
                 _answer_problems(f"after {label}", got, {a_id: stored, b_id: None})
             )
+    if "expiry" in ctx.profiles:
+        for req, msgs in _expiry_outcome_problems(ctx).items():
+            wrong.setdefault(req, []).extend(msgs)
     fail_if(wrong)
+
+
+def _expiry_outcome_problems(ctx: CheckContext) -> dict[str, list[str]]:
+    """An expiry outcome stored by ROC-EXPIRY-005 is listed as the decision it resolved to: ``a`` is answered
+    while ``e`` (expired, handled) resolves and its unit goes on to raise ``f``: the batch stays pending."""
+    pair = two_unanswered(ctx, "pending-expired", ask("a"), ask("e", expires_at=PAST, handle=True))
+    if pair is None:
+        return {}
+    spec, _ = pair
+    if "hooks" in ctx.profiles:
+        spec["hooks"][1]["steps"].append(ask("f"))
+    else:
+        spec["tools"][1]["steps"].insert(1, ask("f"))
+    agent, first = pause(ctx, spec)
+    ids = {str(i.get("name")): str(i.get("id")) for i in interrupts(first)}
+    out = ctx.client.invoke(agent, resume(answer(ids.get("a", "a"), "y")))
+    if "f" not in {str(i.get("name")) for i in interrupts(out)}:
+        followed(ctx, PENDING_ANSWER, f"the expired e did not resolve: {shown(out)}", EXPIRY_RESOLVED)
+        return {}
+    wrong: dict[str, list[str]] = {}
+    got = _listed(ctx, agent, "after e expired", PENDING_ANSWER, wrong)
+    if got is not None:
+        stored = {"decision": "decline", "message": EXPIRY_TEXT}
+        wrong.setdefault(PENDING_ANSWER, []).extend(
+            _answer_problems("after e expired", got, {ids.get("e", "e"): stored})
+        )
+    return wrong
 
 
 def check_pending_quiet(ctx: CheckContext) -> None:
