@@ -240,11 +240,11 @@ class Agent:
         with self._lock:
             if not self._interrupts.activated:  # ROC-ABANDON-002
                 raise NotInterruptedError("the agent is not interrupted; there is nothing to abandon")
-            if message is not None and (
+            if message is not None and (  # ROC-ABANDON-006
                 not isinstance(message, str) or json_value_problem(message, max_bytes=MAX_VALUE_BYTES)
             ):
                 raise InvalidInputError("an abandon message is a string within the limits of spec 10.6")
-            if then not in ("end", "continue"):
+            if then not in ("end", "continue"):  # ROC-ABANDON-006
                 raise InvalidInputError(f"then must be 'end' or 'continue', not {then!r}")
             # ROC-ABANDON-001: accepted whatever the pending interrupts are (answered, decided, expired).
             abandon = _Abandon(message, then)

@@ -228,6 +228,7 @@ def test_abandon_continue_calls_the_model(layer: Layer, executor: str) -> None:
     assert world.tracer.count("before_tools") == 0
 
 
+@pytest.mark.req("ROC-ABANDON-002", "ROC-ABANDON-006")
 def test_abandon_refusals_change_nothing() -> None:
     world = World("tool")
     agent = world.agent()
