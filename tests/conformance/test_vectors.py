@@ -8,7 +8,7 @@ from collections import Counter
 import jsonschema
 import pytest
 from roc_conformance.oracle import reqs
-from roc_conformance.oracle.fake import FakeImplementation
+from roc_conformance.oracle.fake import ALL_PROFILES, FakeImplementation
 from roc_conformance.oracle.vectors import SCHEMA_PATH, check_vector_against_oracle, load_vectors, run_vector
 
 VECTORS = load_vectors()
@@ -43,5 +43,5 @@ def test_oracle_agrees_with_hand_written_expectations(vector):
 
 @pytest.mark.parametrize("vector", VECTORS, ids=IDS)
 def test_vector_passes_on_the_oracle_fake(vector):
-    found, driver = run_vector(vector, FakeImplementation())
+    found, driver = run_vector(vector, FakeImplementation((*ALL_PROFILES, *vector["profiles"])))
     assert found == [], driver.transcript()

@@ -1868,6 +1868,384 @@ vector(
 # --- end of hidden-mutant survivors ---
 
 
+# ---------------------------------------------------------------------------------------------------
+# Spec 1.1, chapter 11: decisions, abandon, expiry. The texts are the chapter's (ROC-DECIDE-007,
+# ROC-ABANDON-003, ROC-EXPIRY-005), typed here again rather than imported.
+DECLINED = "The request was declined."
+ABANDONED = "The request was abandoned."
+PAST, FUTURE = "2000-01-01T00:00:00Z", "2999-01-01T00:00:00Z"
+
+
+def decide(r: dict[str, Any], decision: str, message: str | None = None) -> dict[str, Any]:
+    body: dict[str, Any] = {"interrupt": r, "decision": decision}
+    if message is not None:
+        body["message"] = message
+    return {"interruptResponses": [body]}
+
+
+def intr_with(name: str, **members: Any) -> dict[str, Any]:
+    return {"interrupt": {"name": name, **members}}
+
+
+# A BeforeToolCall callback that does not handle a decline: its tool is cancelled with the decline's message.
+vector(
+    "decline-before-tool-call",
+    "A declined BeforeToolCall interrupt cancels its tool with the decline's message",
+    [R.DECIDE_ACCEPT, R.DECIDE_DELIVERED, R.DECIDE_BTC, R.DECIDE_TEXT],
+    ["core", "hooks", "decisions"],
+    agent(
+        "sequential",
+        T1,
+        [tool("delete_files", ret(True))],
+        [hook("BeforeToolCall", intr("myapp-approval", PATHS), tool_name="delete_files")],
+    ),
+    [
+        step(
+            {"prompt": "delete old files"},
+            stopReason="interrupt",
+            interrupts=[
+                {
+                    "name": "myapp-approval",
+                    "reason": PATHS,
+                    "source": src("before_tool_call", "t1", "delete_files"),
+                }
+            ],
+            modelCalls=[0],
+            toolStarts={},
+            beforeToolCall={"t1": 1},
+            afterToolCall={},
+            afterTools=[[]],
+            hookCallbacks={"BeforeToolCall#0#t1": 1},
+            messagesAdded=["user"],
+        ),
+        step(
+            decide(ref("myapp-approval"), "decline", "not the backups"),
+            stopReason="end_turn",
+            message=asst(text("done")),
+            interrupts=[],
+            modelCalls=[1],
+            toolStarts={},
+            beforeToolCall={"t1": 1},
+            afterToolCall={"t1": "error"},
+            afterTools=[["t1"]],
+            hookCallbacks={"BeforeToolCall#0#t1": 1},
+            messagesAdded=["assistant", "user", "assistant"],
+            messages=[
+                user("delete old files"),
+                asst(text("deleting"), tu("t1", "delete_files", PATHS)),
+                results(err("t1", "not the backups")),
+                asst(text("done")),
+            ],
+        ),
+    ],
+    "spec ROC-DECIDE-005, ROC-DECIDE-007",
+)
+
+# A tool body that does not handle a decline: its tool use gets the default text as an error result, and the
+# sequential executor goes on with the next tool use.
+TWO_TOOLS = [turn(tu("t1", "delete_files", PATHS), tu("t2", "list_files")), turn(text("done"))]
+vector(
+    "decline-tool-body",
+    "A declined tool-body interrupt is that tool's error result with the default text; the batch goes on",
+    [R.DECIDE_ACCEPT, R.DECIDE_DELIVERED, R.DECIDE_TOOL, R.DECIDE_TEXT],
+    ["core", "decisions"],
+    agent(
+        "sequential",
+        TWO_TOOLS,
+        [tool("delete_files", intr("myapp-approval", PATHS), ret(True)), tool("list_files", ret("ok"))],
+    ),
+    [
+        step(
+            {"prompt": "tidy up"},
+            stopReason="interrupt",
+            interrupts=[
+                {"name": "myapp-approval", "reason": PATHS, "source": src("tool", "t1", "delete_files")}
+            ],
+            modelCalls=[0],
+            toolStarts={"t1": 1},
+            messagesAdded=["user"],
+        ),
+        step(
+            decide(ref("myapp-approval"), "decline"),
+            stopReason="end_turn",
+            message=asst(text("done")),
+            interrupts=[],
+            modelCalls=[1],
+            toolStarts={"t1": 1, "t2": 1},
+            afterToolCall={"t1": "error", "t2": "success"},
+            afterTools=[["t1", "t2"]],
+            messagesAdded=["assistant", "user", "assistant"],
+            messages=[
+                user("tidy up"),
+                asst(tu("t1", "delete_files", PATHS), tu("t2", "list_files")),
+                results(err("t1", DECLINED), ok("t2", [], "ok")),
+                asst(text("done")),
+            ],
+        ),
+    ],
+    "spec ROC-DECIDE-004, ROC-DECIDE-007",
+)
+
+# A tool body that handles a cancel: the program takes the decision as its answer and returns.
+vector(
+    "cancel-handled-tool-body",
+    "A tool body that handles a cancel receives its kind and message and returns a result of its own",
+    [R.DECIDE_ACCEPT, R.DECIDE_DELIVERED],
+    ["core", "decisions"],
+    agent(
+        "sequential",
+        TWO_TOOLS,
+        [
+            tool("delete_files", intr_with("myapp-approval", reason=PATHS, handleDecision=True), ret("kept")),
+            tool("list_files", ret("ok")),
+        ],
+    ),
+    [
+        step({"prompt": "tidy up"}, stopReason="interrupt", modelCalls=[0], toolStarts={"t1": 1}),
+        step(
+            decide(ref("myapp-approval"), "cancel", "later"),
+            stopReason="end_turn",
+            modelCalls=[1],
+            toolStarts={"t1": 1, "t2": 1},
+            afterToolCall={"t1": "success", "t2": "success"},
+            messages=[
+                user("tidy up"),
+                asst(tu("t1", "delete_files", PATHS), tu("t2", "list_files")),
+                results(ok("t1", [{"decision": "cancel", "message": "later"}], "kept"), ok("t2", [], "ok")),
+                asst(text("done")),
+            ],
+        ),
+    ],
+    "spec ROC-DECIDE-003",
+)
+
+# Abandon: t1 completed, t2 asks; the abandon keeps t1's result, gives t2 the message, runs nothing.
+ABANDON_AGENT = agent(
+    "sequential",
+    [turn(tu("t1", "list_files"), tu("t2", "delete_files", PATHS)), turn(text("done"))],
+    [tool("list_files", ret("ok")), tool("delete_files", intr("myapp-approval", PATHS), ret(True))],
+)
+PAUSED_AT_T2 = step(
+    {"prompt": "tidy up"},
+    stopReason="interrupt",
+    interrupts=[{"name": "myapp-approval", "reason": PATHS, "source": src("tool", "t2", "delete_files")}],
+    modelCalls=[0],
+    toolStarts={"t1": 1, "t2": 1},
+    afterToolCall={"t1": "success"},
+    messagesAdded=["user"],
+)
+vector(
+    "abandon-end",
+    "Abandon ends the pending batch: preserved results kept, the others get the message, nothing runs",
+    [R.ABANDON_ACCEPT, R.ABANDON_IDLE, R.ABANDON_RESULTS, R.ABANDON_RUNS_NOTHING, R.ABANDON_THEN],
+    ["core", "abandon"],
+    ABANDON_AGENT,
+    [
+        PAUSED_AT_T2,
+        step(
+            {"abandon": {"message": "gave up"}},
+            stopReason="abandoned",
+            message=asst(tu("t1", "list_files"), tu("t2", "delete_files", PATHS)),
+            interrupts=[],
+            modelCalls=[],
+            toolStarts={},
+            afterToolCall={},
+            afterTools=[],
+            hookCallbacks={},
+            messagesAdded=["assistant", "user"],
+            messages=[
+                user("tidy up"),
+                asst(tu("t1", "list_files"), tu("t2", "delete_files", PATHS)),
+                results(ok("t1", [], "ok"), err("t2", "gave up")),
+            ],
+        ),
+        step({"abandon": {}}, error="NOT_INTERRUPTED", **REJECTED),
+    ],
+    "spec ROC-ABANDON-002..005",
+)
+vector(
+    "abandon-continue",
+    "Abandon with continue completes the batch with the default text and calls the model next",
+    [R.ABANDON_ACCEPT, R.ABANDON_RESULTS, R.ABANDON_RUNS_NOTHING, R.ABANDON_THEN],
+    ["core", "abandon"],
+    ABANDON_AGENT,
+    [
+        PAUSED_AT_T2,
+        step(
+            {"abandon": {"continueModel": True}},
+            stopReason="end_turn",
+            message=asst(text("done")),
+            interrupts=[],
+            modelCalls=[1],
+            toolStarts={},
+            afterToolCall={},
+            messagesAdded=["assistant", "user", "assistant"],
+            messages=[
+                user("tidy up"),
+                asst(tu("t1", "list_files"), tu("t2", "delete_files", PATHS)),
+                results(ok("t1", [], "ok"), err("t2", ABANDONED)),
+                asst(text("done")),
+            ],
+        ),
+    ],
+    "spec ROC-ABANDON-003, ROC-ABANDON-005",
+)
+
+# Expiry: two tool bodies ask at once (concurrent executor); the first one's deadline has passed. Its answer
+# is EXPIRED; a resume that answers only the other resolves it by its onExpiry outcome.
+vector(
+    "expiry-resolved",
+    "An answer too late is EXPIRED; an accepted resume resolves the expired interrupt by its onExpiry",
+    [R.EXPIRY_AT, R.EXPIRY_OUTCOME, R.EXPIRY_CLOCK, R.EXPIRY_ANSWER, R.EXPIRY_RESOLVED, R.DECIDE_TOOL],
+    ["core", "concurrent-executor", "decisions", "expiry"],
+    agent(
+        "concurrent",
+        [turn(tu("t1", "delete_files", PATHS), tu("t2", "list_files")), turn(text("done"))],
+        [
+            tool(
+                "delete_files",
+                intr_with(
+                    "late",
+                    reason=PATHS,
+                    expiresAt=PAST,
+                    onExpiry={"decision": "cancel", "message": "too late"},
+                ),
+                ret(True),
+            ),
+            tool("list_files", intr_with("on-time", expiresAt=FUTURE), ret("ok")),
+        ],
+    ),
+    [
+        step(
+            {"prompt": "tidy up"},
+            stopReason="interrupt",
+            interrupts=[
+                {"name": "late", "reason": PATHS, "source": src("tool", "t1", "delete_files")},
+                {"name": "on-time", "source": src("tool", "t2", "list_files")},
+            ],
+            modelCalls=[0],
+            toolStarts={"t1": 1, "t2": 1},
+            afterToolCall={},
+            messagesAdded=["user"],
+        ),
+        step(answer((ref("late"), "y")), error="EXPIRED", **REJECTED),
+        step(
+            answer((ref("on-time"), "y")),
+            stopReason="end_turn",
+            interrupts=[],
+            modelCalls=[1],
+            toolStarts={"t1": 1, "t2": 1},
+            afterToolCall={"t1": "error", "t2": "success"},
+            messages=[
+                user("tidy up"),
+                asst(tu("t1", "delete_files", PATHS), tu("t2", "list_files")),
+                results(err("t1", "too late"), ok("t2", ["y"], "ok")),
+                asst(text("done")),
+            ],
+        ),
+    ],
+    "spec ROC-EXPIRY-001..005",
+)
+
+# Decisions mixed with answers, on a batch stopped by a BeforeTools callback and a tool body (concurrent): a
+# malformed decision is refused; a declined BeforeTools interrupt cancels the batch with its default text once
+# the other interrupt is answered; deciding it again is UNKNOWN_INTERRUPT (it counts as answered).
+vector(
+    "decline-before-tools",
+    "A declined BeforeTools interrupt cancels the batch; a malformed or repeated decision is refused",
+    [R.DECIDE_SHAPE, R.DECIDE_ACCEPT, R.DECIDE_BT, R.DECIDE_TEXT, R.DECIDE_ANSWERED, R.PARTIAL],
+    ["core", "hooks", "decisions"],
+    agent(
+        "sequential",
+        [turn(tu("t1", "delete_files", PATHS)), turn(text("done"))],
+        [tool("delete_files", ret(True))],
+        [hook("BeforeTools", intr("batch-approval")), hook("BeforeTools", intr("second-look"))],
+    ),
+    [
+        step(
+            {"prompt": "delete"},
+            stopReason="interrupt",
+            interrupts=[
+                {"name": "batch-approval", "source": src("before_tools")},
+                {"name": "second-look", "source": src("before_tools")},
+            ],
+            modelCalls=[0],
+            toolStarts={},
+            hookCallbacks={"BeforeTools#0": 1, "BeforeTools#1": 1},
+        ),
+        step(
+            {
+                "interruptResponses": [
+                    {"interrupt": ref("batch-approval"), "decision": "decline", "response": "y"}
+                ]
+            },
+            error="INVALID_RESUME",
+            **REJECTED,
+        ),
+        step(
+            decide(ref("batch-approval"), "cancel"),
+            stopReason="interrupt",
+            interrupts=[{"name": "second-look", "source": src("before_tools")}],
+            modelCalls=[],
+            toolStarts={},
+            hookCallbacks={"BeforeTools#0": 1, "BeforeTools#1": 1},
+        ),
+        step(decide(ref("batch-approval"), "decline"), error="UNKNOWN_INTERRUPT", **REJECTED),
+        step(
+            answer((ref("second-look"), "y")),
+            stopReason="end_turn",
+            interrupts=[],
+            modelCalls=[1],
+            toolStarts={},
+            afterToolCall={},
+            hookCallbacks={"BeforeTools#0": 1, "BeforeTools#1": 1},
+            messages=[
+                user("delete"),
+                asst(tu("t1", "delete_files", PATHS)),
+                results(err("t1", "The request was cancelled without a decision.")),
+                asst(text("done")),
+            ],
+        ),
+    ],
+    "spec ROC-DECIDE-002, ROC-DECIDE-006, ROC-DECIDE-008",
+)
+
+# An expired interrupt: an answer to it twice is refused (DUPLICATE_RESPONSE ranks before EXPIRED), a decline
+# is accepted.
+vector(
+    "expired-declined",
+    "A decline of an expired interrupt is accepted; EXPIRED ranks after the resume codes",
+    [R.DECIDE_EXPIRED, R.EXPIRY_ORDER, R.EXPIRY_ANSWER, R.DECIDE_TOOL],
+    ["core", "decisions", "expiry"],
+    agent(
+        "sequential",
+        [turn(tu("t1", "delete_files", PATHS)), turn(text("done"))],
+        [tool("delete_files", intr_with("late", expiresAt=PAST), ret(True))],
+    ),
+    [
+        step({"prompt": "delete"}, stopReason="interrupt", modelCalls=[0], toolStarts={"t1": 1}),
+        step(
+            answer((ref("late"), "y"), (ref("late"), "y")),
+            error=["DUPLICATE_RESPONSE", "EXPIRED"],
+            **REJECTED,
+        ),
+        step(
+            decide(ref("late"), "decline", ""),
+            stopReason="end_turn",
+            modelCalls=[1],
+            toolStarts={"t1": 1},
+            messages=[
+                user("delete"),
+                asst(tu("t1", "delete_files", PATHS)),
+                results(err("t1", "")),
+                asst(text("done")),
+            ],
+        ),
+    ],
+    "spec ROC-DECIDE-009, ROC-EXPIRY-006",
+)
+
+
 def rendered() -> dict[str, str]:
     """File name -> exact file text of every vector (the committed files must equal this)."""
     return {f"{v['id']}.json": json.dumps(v, indent=2, ensure_ascii=False) + "\n" for v in VECTORS}
