@@ -52,6 +52,7 @@ MACHINE_REQUIREMENTS: tuple[str, ...] = tuple(
             reqs.CANCEL_NOT_CARRIED,
             reqs.ERROR_XOR,
             reqs.EXPIRY_ORDER,  # an answer too late together with another fault: the explicit checks' case
+            reqs.ABANDON_MALFORMED,  # the harness sends an abandon's message typed: never malformed
         }
     )
 )

@@ -551,7 +551,7 @@ class OracleAgent:
         if not self.activated:
             return self._error({"NOT_INTERRUPTED"}, reqs.ABANDON_IDLE)
         if inp.message is not MISSING and not isinstance(inp.message, str):
-            return self._error({"INVALID_INPUT"}, reqs.ABANDON_IDLE)
+            return self._error({"INVALID_INPUT"}, reqs.ABANDON_MALFORMED)
         assert self.pending_assistant is not None
         assistant = self.pending_assistant
         text = ABANDON_TEXT if inp.message is MISSING else str(inp.message)
