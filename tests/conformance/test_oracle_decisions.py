@@ -27,8 +27,9 @@ from roc_conformance.oracle.engine import (
     Resume,
 )
 from roc_conformance.oracle.fake import ALL_PROFILES, FakeImplementation
+from roc_conformance.oracle.vectors import load_vectors, run_vector
 
-NEW = ("decisions", "abandon", "expiry")
+NEW = ("decisions", "abandon", "expiry", "pending-list")
 PAST, FUTURE = "2000-01-01T00:00:00Z", "2999-01-01T00:00:00Z"
 TWO = {
     "content": [
@@ -369,3 +370,23 @@ def test_the_machine_finds_a_broken_chapter_11_rule(factory: type[OracleAgent], 
     with pytest.raises(ConformanceViolation) as caught:
         run_state_machine_as_test(machine, settings=found)
     assert set(caught.value.requirements) & expected, caught.value
+
+
+class _PendingOmitsAnswers(FakeImplementation):
+    """Lists the pending interrupts in INTERRUPT_PENDING but leaves out what is stored for them."""
+
+    def invoke(self, agent: str, inp: dict[str, Any]) -> dict[str, Any]:
+        doc = super().invoke(agent, inp)
+        for entry in ((doc.get("error") or {}).get("details") or {}).get("pending") or []:
+            entry.pop("answer", None)
+        return doc
+
+
+@pytest.mark.parametrize(("impl", "fails"), [(FakeImplementation, False), (_PendingOmitsAnswers, True)])
+def test_interrupt_pending_details_are_compared_with_what_is_stored(
+    impl: type[FakeImplementation], fails: bool
+):
+    vector = next(v for v in load_vectors() if v["id"] == "interrupt-pending-details")
+    found, _ = run_vector(vector, impl((*ALL_PROFILES, *vector["profiles"])))
+    assert bool(found) == fails
+    assert all(reqs.PENDING_DETAILS in v.requirements for v in found)

@@ -102,7 +102,7 @@ def test_the_machine_exercises_every_requirement_it_vouches_for():
     for profiles in (
         ALL_PROFILES,
         ("core", "hooks", "concurrent-executor", "sessions"),
-        (*ALL_PROFILES, "decisions", "abandon", "expiry"),
+        (*ALL_PROFILES, "decisions", "abandon", "expiry", "pending-list"),
     ):
         machine = make_machine(
             lambda p=profiles: FakeImplementation(p),

@@ -212,6 +212,7 @@ class Driver:
             if self.inspect and self.sync == IN_SYNC and outcome.is_error and _rejected(observed)
             else []
         )
+        found += self._pending_details(outcome, observed)
         found = [v.with_context(context) if context else v for v in [*found, *stored]]
         musts = [v for v in found if v.level == "MUST"]
         self.exercised_any |= outcome.exercised
@@ -280,6 +281,37 @@ class Driver:
         if any(v.facet == "trace" for v in musts):
             return TAINTED
         return RESYNCED
+
+    def _pending_details(self, outcome: Outcome, observed: dict[str, JSON]) -> list[Violation]:
+        """ROC-PENDING-005: an INTERRUPT_PENDING error lists the pending interrupts, each with what is stored
+        for it (compared by id; the order is a SHOULD and not judged here)."""
+        err = observed.get("error")
+        if reqs.PENDING_DETAILS not in outcome.exercised or not isinstance(err, dict):
+            return []
+        if err.get("code") != "INTERRUPT_PENDING":
+            return []
+        details = err.get("details")
+        listed = details.get("pending") if isinstance(details, dict) else None
+        if not isinstance(listed, list):
+            return [Violation([reqs.PENDING_DETAILS], f"INTERRUPT_PENDING without details.pending: {err!r}")]
+        expected = {self.id_for(k): v for k, v in self.oracle.pending_list().items()}
+        if None in expected:
+            return []  # an interrupt the implementation never reported: no id to compare by
+        got = {str(e.get("id")): e for e in listed if isinstance(e, dict)}
+        problems: list[str] = []
+        if set(got) != set(expected) or len(got) != len(listed):
+            problems.append(f"ids {sorted(map(str, got))}, expected {sorted(map(str, expected))}")
+        for iid, want in expected.items():
+            entry = got.get(str(iid))
+            if entry is None:
+                continue
+            if want is MISSING and "answer" in entry:
+                problems.append(f"{iid} has answer {entry['answer']!r}, nothing is stored")
+            elif want is not MISSING and not same_canonical(entry.get("answer"), want):
+                problems.append(f"{iid} has answer {entry.get('answer')!r}, stored {want!r}")
+        if not problems:
+            return []
+        return [Violation([reqs.PENDING_DETAILS], "details.pending: " + "; ".join(problems))]
 
     def _stored_by_refusal(self, before: OracleAgent) -> list[Violation]:
         """Answers the implementation holds after refusing a resume that the oracle (as it was before that

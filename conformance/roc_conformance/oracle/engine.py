@@ -318,6 +318,18 @@ class OracleAgent:
             self.state = deep_copy(state)
         self._model_calls = model_calls
 
+    def pending_list(self) -> dict[Key, JSON]:
+        """ROC-PENDING-001/002: every pending interrupt, with what is stored for it (MISSING: nothing)."""
+        out: dict[Key, JSON] = {}
+        for key, reg in self.interrupts.items():
+            if not reg.answered:
+                out[key] = MISSING
+            elif reg.decision is not None:
+                out[key] = reg.decided()
+            else:
+                out[key] = {"decision": "answer", "response": deep_copy(reg.response)}
+        return out
+
     def pending_keys(self) -> list[Key]:
         """Unanswered pending interrupts: the only ones a resume can name (ROC-RESUME-007, ROC-ANSWER-004)."""
         return [k for k, r in self.interrupts.items() if not r.answered]
@@ -371,6 +383,8 @@ class OracleAgent:
             if "DUPLICATE_INTERRUPT_NAME" in out.codes or "DIRECT_CALL_INTERRUPT" in out.codes:
                 out.trace_checked = False  # units ran before the failure; only the outcome is pinned
         out.exercised |= self._exercised
+        if "pending-list" in self.profiles and out.codes == {"INTERRUPT_PENDING"}:
+            out.exercised.add(reqs.PENDING_DETAILS)
         # Every key answered at some point of this invocation: an implementation that asks one again
         # forgot a kept answer (ROC-ANSWER-003) or reports an answered interrupt (ROC-STOP-005).
         answered = [k for k, r in before.interrupts.items() if r.answered]

@@ -130,6 +130,8 @@ class FakeImplementation:
         }
         if outcome.is_error:
             doc["error"] = {"code": sorted(outcome.codes)[0], "message": "rejected"}
+            if "pending-list" in self.profiles and doc["error"]["code"] == "INTERRUPT_PENDING":
+                doc["error"]["details"] = {"pending": self._pending(a)}
             return doc
         if outcome.kind == "direct":
             doc["toolResult"] = copy.deepcopy(outcome.direct_result)
@@ -144,6 +146,19 @@ class FakeImplementation:
         message = outcome.message if outcome.message is not None else copy.deepcopy(a.pending_assistant)
         doc["result"] = {"stopReason": outcome.stop_reason, "message": message, "interrupts": interrupts}
         return doc
+
+    def _pending(self, a: OracleAgent) -> list[dict[str, JSON]]:
+        out: list[dict[str, JSON]] = []
+        for key, stored in a.pending_list().items():
+            reg = a.interrupts[key]
+            item: dict[str, JSON] = {"id": self.mint_id(a, key), "name": key[2], "source": dict(reg.source)}
+            if reg.reason is not MISSING:
+                item["reason"] = copy.deepcopy(reg.reason)
+            item.update(copy.deepcopy(reg.extra))
+            if stored is not MISSING:
+                item["answer"] = copy.deepcopy(stored)
+            out.append(item)
+        return out
 
     def take_snapshot(self, agent: str) -> dict[str, JSON]:
         a = self._agents[agent]

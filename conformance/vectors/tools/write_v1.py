@@ -2245,6 +2245,31 @@ vector(
     "spec ROC-DECIDE-009, ROC-EXPIRY-006",
 )
 
+# A prompt to an interrupted agent: INTERRUPT_PENDING, whose details list both pending interrupts, the
+# answered one with its stored answer (the driver compares details.pending with what the agent holds).
+vector(
+    "interrupt-pending-details",
+    "INTERRUPT_PENDING lists the pending interrupts, answered and unanswered, in details.pending",
+    [R.PENDING_DETAILS, R.RESUME_ONLY_RESPONSES, R.PARTIAL],
+    ["core", "concurrent-executor", "pending-list"],
+    agent(
+        "concurrent",
+        [turn(tu("t1", "delete_files", PATHS), tu("t2", "list_files")), turn(text("done"))],
+        [tool("delete_files", intr("first"), ret(True)), tool("list_files", intr("second"), ret("ok"))],
+    ),
+    [
+        step({"prompt": "tidy up"}, stopReason="interrupt", modelCalls=[0], toolStarts={"t1": 1, "t2": 1}),
+        step(
+            answer((ref("first"), {"approved": True})),
+            stopReason="interrupt",
+            interrupts=[{"name": "second", "source": src("tool", "t2", "list_files")}],
+            modelCalls=[],
+        ),
+        step({"prompt": "hello?"}, error="INTERRUPT_PENDING", **REJECTED),
+    ],
+    "spec ROC-PENDING-005",
+)
+
 
 def rendered() -> dict[str, str]:
     """File name -> exact file text of every vector (the committed files must equal this)."""
