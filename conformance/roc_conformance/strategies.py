@@ -9,6 +9,7 @@ state (``reasonFromState``).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from hypothesis import strategies as st
@@ -45,22 +46,53 @@ FUTURE = "2999-01-01T00:00:00Z"
 DECISION_MESSAGES: tuple[str, ...] = ("not now", "")
 
 
-def _decorate(draw: st.DrawFn, steps: list[dict[str, JSON]], declared: frozenset[str]) -> None:
+@dataclass
+class Plan:
+    """How one scenario's interrupt steps treat decisions and deadlines, in the order they are generated.
+
+    One choice per scenario, not per step: independent draws per step rarely mix (an expired and a live
+    interrupt pending together, the situation of ROC-EXPIRY-005; a handled and an unhandled decision), since
+    Hypothesis' examples tend to draw the same value for every step. ``alternate`` mixes them in turn.
+    """
+
+    handle: str = "alternate"  # never, always, alternate (the first step does not handle its decision)
+    # none, past, future, alternate (future first: the simplest partial resume, which names the first
+    # pending interrupt, then leaves a past one)
+    deadlines: str = "none"
+    count: int = 0
+
+    def next(self) -> tuple[bool, str | None]:
+        """Whether the next interrupt step handles a decision, and its deadline."""
+        self.count += 1
+        first = self.count % 2 == 1
+        handle = {"never": False, "always": True}.get(self.handle, not first)
+        if self.deadlines == "alternate":
+            return handle, FUTURE if first else PAST
+        return handle, {"past": PAST, "future": FUTURE}.get(self.deadlines)
+
+
+def plans(declared: frozenset[str]) -> st.SearchStrategy[Plan]:
+    modes = ["alternate", "none", "past", "future"] if "expiry" in declared else ["none"]
+    return st.builds(Plan, st.sampled_from(["alternate", "never", "always"]), st.sampled_from(modes))
+
+
+def _decorate(draw: st.DrawFn, steps: list[dict[str, JSON]], plan: Plan | None) -> None:
     """Spec 1.1 members on the interrupt steps, only under the profiles that define them.
 
     Without ``decisions`` (and so without ``expiry``) nothing is drawn here, so an implementation that claims
     neither sees exactly the scenarios it saw before these profiles existed.
     """
-    if "decisions" not in declared:
+    if plan is None:
         return
     for step in steps:
         args = step.get("interrupt")
         if args is None:
             continue
-        if draw(st.booleans()):
+        handle, deadline = plan.next()
+        if handle:
             args["handleDecision"] = True
-        if "expiry" in declared and draw(st.booleans()):
-            args["expiresAt"] = draw(st.sampled_from([PAST, FUTURE]))
+        if deadline is not None:
+            args["expiresAt"] = deadline
             if draw(st.booleans()):
                 outcome: dict[str, JSON] = {"decision": draw(st.sampled_from(["decline", "cancel"]))}
                 if draw(st.booleans()):
@@ -69,12 +101,10 @@ def _decorate(draw: st.DrawFn, steps: list[dict[str, JSON]], declared: frozenset
 
 
 @st.composite
-def tool_programs(
-    draw: st.DrawFn, tool: str, declared: frozenset[str] = frozenset()
-) -> list[dict[str, JSON]]:
+def tool_programs(draw: st.DrawFn, tool: str, plan: Plan | None = None) -> list[dict[str, JSON]]:
     """0-2 interrupts (one at a time), then return, fail, or fall off the end."""
     steps = [_interrupt(f"{tool}-q{i}", draw(reasons)) for i in range(draw(st.integers(0, 2)))]
-    _decorate(draw, steps, declared)
+    _decorate(draw, steps, plan)
     end = draw(st.sampled_from(["return", "return", "fail", "none"]))
     if end == "return":
         steps.append(
@@ -93,7 +123,7 @@ def hook_programs(
     *,
     stateful: bool,
     duplicate: bool,
-    declared: frozenset[str] = frozenset(),
+    plan: Plan | None = None,
 ) -> list[dict[str, JSON]]:
     if event in ("AfterToolCall", "AfterTools"):
         if stateful and draw(st.booleans()):
@@ -127,7 +157,7 @@ def hook_programs(
             steps.append({"setState": {"key": f"trust{index}", "fromAnswer": True}})
     elif kind == "cancel":
         steps.append({"cancel": {"message": draw(st.sampled_from([CANCEL_MESSAGE, ""]))}})
-    _decorate(draw, steps, declared)
+    _decorate(draw, steps, plan)
     return steps
 
 
@@ -144,7 +174,9 @@ def scenarios(
     # unknown tool below: an adapter must be able to register or at least look up each name as given.
     tool_names = [f"tool{i}" for i in range(n_tools)]
     new = frozenset(declared & {"decisions", "expiry"})
-    tools = [{"name": n, "steps": draw(tool_programs(n, new))} for n in tool_names]
+    # Without `decisions` nothing is drawn for the plan (see _decorate).
+    plan = draw(plans(new)) if "decisions" in new else None
+    tools = [{"name": n, "steps": draw(tool_programs(n, plan))} for n in tool_names]
     turns: list[dict[str, JSON]] = []
     for t in range(draw(st.integers(1, 4))):
         # Now and then a tool use names no tool (ROC-TOOL-009: an error result, the batch goes on).
@@ -178,7 +210,7 @@ def scenarios(
             stateful = executor == "sequential"
             hook: dict[str, JSON] = {
                 "event": event,
-                "steps": draw(hook_programs(i, event, stateful=stateful, duplicate=duplicate, declared=new)),
+                "steps": draw(hook_programs(i, event, stateful=stateful, duplicate=duplicate, plan=plan)),
             }
             if event in ("BeforeToolCall", "AfterToolCall") and not duplicate and draw(st.booleans()):
                 hook["toolName"] = draw(st.sampled_from(tool_names))

@@ -349,7 +349,15 @@ class _AbandonRunsTools(OracleAgent):
         # (an ignored decline of an expired interrupt is an answer too late: ROC-DECIDE-009)
         (
             _DeclineIgnored,
-            {reqs.DECIDE_TOOL, reqs.DECIDE_BTC, reqs.DECIDE_BT, reqs.DECIDE_DELIVERED, reqs.DECIDE_EXPIRED},
+            {
+                reqs.DECIDE_TOOL,
+                reqs.DECIDE_BTC,
+                reqs.DECIDE_BT,
+                reqs.DECIDE_DELIVERED,
+                reqs.DECIDE_EXPIRED,
+                reqs.PENDING_DETAILS,  # the decline is listed as the answer it was taken for
+                reqs.DECIDE_SHAPE,  # a malformed decision taken as an answer
+            },
         ),
         (_ExpiryStuck, {reqs.EXPIRY_RESOLVED, reqs.DECIDE_DELIVERED}),
         (_AbandonRunsTools, {reqs.ABANDON_RUNS_NOTHING, reqs.ABANDON_RESULTS, reqs.ABANDON_THEN}),

@@ -198,6 +198,9 @@ _EXTRA: dict[str, dict[str, list[str]]] = {
     "bt_declined": {"*": [reqs.DECIDE_BT], "after_tool_call": [reqs.DECIDE_BT, reqs.CANCEL_BATCH_NO_ATC]},
     "tool_declined": {"*": [reqs.DECIDE_TOOL]},
     "abandoned": {"*": [reqs.ABANDON_RUNS_NOTHING]},
+    # A cancel set by a callback after it took a decision as its answer: a tool that runs anyway may have been
+    # handed something else than the decision (ROC-DECIDE-003).
+    "tool_cancel_decided": {"*": [reqs.CANCEL_TOOL, reqs.DECIDE_DELIVERED]},
 }
 _MISSING: dict[str, list[str]] = {
     "rerun": [reqs.REPLAY_RERUN],
@@ -210,6 +213,7 @@ _MISSING: dict[str, list[str]] = {
     "rejected_kept": [reqs.RESUME_UNCHANGED],
     "btc_declined": [reqs.DECIDE_BTC],
     "tool_declined": [reqs.DECIDE_TOOL],
+    "tool_cancel_decided": [reqs.CANCEL_TOOL, reqs.DECIDE_DELIVERED],
 }
 
 
@@ -247,6 +251,7 @@ def _must_not_run(outcome: Outcome, key: Key) -> bool:
         "tool_cancel_empty",
         "rejected_kept",
         "btc_declined",
+        "tool_cancel_decided",
     )
 
 
@@ -258,6 +263,8 @@ def _missing_ids(outcome: Outcome, tuid: str | None, kind: str, executor: str = 
             return [reqs.CANCEL_EMPTY_MESSAGE]
         if situation == "cancel_not_carried":
             return [reqs.CANCEL_NOT_CARRIED]  # an error AfterToolCall came instead: the old cancel
+        if situation in ("btc_declined", "tool_cancel_decided"):
+            return _MISSING[situation]
         return ([reqs.CANCEL_TOOL] if situation == "tool_cancel" else []) + [reqs.AFTER_TOOL_CALL]
     ids = _MISSING.get(situation, [reqs.TOOL_BATCH])
     if (
@@ -811,6 +818,7 @@ _RESULT_RULE: dict[str, str] = {
     "rejected_kept": reqs.RESUME_UNCHANGED,
     "cancel_not_carried": reqs.CANCEL_NOT_CARRIED,
     "btc_declined": reqs.DECIDE_TEXT,
+    "tool_cancel_decided": reqs.CANCEL_MESSAGE,
     "bt_declined": reqs.DECIDE_TEXT,
     "tool_declined": reqs.DECIDE_TEXT,
     "abandoned": reqs.ABANDON_RESULTS,

@@ -115,6 +115,9 @@ class Driver:
     inspect: bool = False
     # The profiles the implementation claims (decisions, abandon and expiry change what it must accept).
     profiles: frozenset[str] = frozenset()
+    # The blocks of the last accepted resume, as (interrupt id, response or Decided): a client that lost the
+    # reply sends them again, and that must never run anything twice (ROC-ANSWER-004/008/009).
+    last_resume: list[tuple[str, JSON]] | None = None
 
     def __post_init__(self) -> None:
         self.spec = parse_spec(self.spec_doc)
@@ -213,6 +216,8 @@ class Driver:
             else []
         )
         found += self._pending_details(outcome, observed)
+        if isinstance(inp, Resume) and not outcome.is_error and not _rejected(observed):
+            self.last_resume = _blocks(wire)
         found = [v.with_context(context) if context else v for v in [*found, *stored]]
         musts = [v for v in found if v.level == "MUST"]
         self.exercised_any |= outcome.exercised
@@ -444,6 +449,19 @@ class Driver:
             resp = {k: v for k, v in ex.response.items() if k not in ("messages",)}
             lines.append(f"    ← {canonical(resp)}")
         return "\n".join(lines)
+
+
+def _blocks(wire: dict[str, JSON]) -> list[tuple[str, JSON]]:
+    """A resume's blocks as (interrupt id, response or ``Decided``), to send them again as they were."""
+    out: list[tuple[str, JSON]] = []
+    for item in wire.get("interruptResponses") or []:
+        if not isinstance(item, dict):
+            continue
+        value: JSON = item.get("response", MISSING)
+        if "decision" in item or "message" in item:
+            value = Decided(item.get("decision", MISSING), item.get("message", MISSING), value)
+        out.append((str(item.get("interruptId")), value))
+    return out
 
 
 def _stored_answers(inspection: dict[str, Any]) -> dict[str, JSON]:

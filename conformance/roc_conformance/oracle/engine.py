@@ -227,6 +227,7 @@ class _DirectInterrupt(Exception):
 class ProgramRun:
     raised: tuple[Key, JSON] | None = None
     declined: str | None = None  # the text of a decision the unit did not handle (ROC-DECIDE-004..006)
+    handled: bool = False  # the unit took a decision as its answer (handleDecision)
     answers: list[JSON] = field(default_factory=list)
     cancel: str | None = None
     end: Literal["return", "fail", "none"] = "none"
@@ -869,6 +870,7 @@ class OracleAgent:
         raised: list[tuple[Key, JSON, dict[str, JSON]]] = []
         cancel: str | None = None
         btc_declined = False
+        btc_handled = False  # a callback took a decision as its answer (what it then decides follows from it)
         hooks = self._matching("BeforeToolCall", [name])
         for hook in hooks:
             self._emit("hook_callback", event="BeforeToolCall", hookIndex=hook.index, toolUseId=tuid)
@@ -882,6 +884,7 @@ class OracleAgent:
                 run.cancel = run.declined
                 btc_declined = True
                 self._exercised.add(reqs.DECIDE_BTC)
+            btc_handled = btc_handled or run.handled
             if run.cancel is not None:
                 cancel = run.cancel
         self._exercised.add(reqs.BTC_ONCE)
@@ -903,6 +906,8 @@ class OracleAgent:
             self._why[tuid] = "tool_cancel_empty" if cancel == "" else "tool_cancel"
             if btc_declined:
                 self._why[tuid] = "btc_declined"
+            elif btc_handled and cancel != "":
+                self._why[tuid] = "tool_cancel_decided"
             result = error_result(tuid, cancel)
         else:
             if self.stale_cancels & {("before_tools", None), ("before_tool_call", tuid)}:
@@ -1008,6 +1013,7 @@ class OracleAgent:
                         return run
                     run.answers.append(reg.decided())
                     last = reg.decided()
+                    run.handled = True
                     continue
                 if reg is not None and reg.answered:
                     run.answers.append(deep_copy(reg.response))
