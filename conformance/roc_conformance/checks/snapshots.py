@@ -533,9 +533,9 @@ def check_frozen_valid(ctx: CheckContext) -> None:
                 f"{path.name}: the snapshot after restoring differs"
             )
         state = doc.get("interruptState") or {}
-        # A stored decline or cancel (format 2.1) is a decision only to a runtime of `decisions`; a reader of
-        # format 2.0 drops the member (ROC-VER-007) and asks again, so the suite answers it there.
-        decided = "decisions" in ctx.description.profiles
+        # A stored decline or cancel (format 2.1) is a decision to a reader of spec 1.1, which knows the
+        # member; a reader of format 2.0 drops it (ROC-VER-007) and asks again, so the suite answers it there.
+        decided = "1.1" in ctx.description.spec_versions
         pending = [
             i["id"]
             for i in state.get("interrupts") or []
