@@ -595,13 +595,7 @@ class OracleAgent:
         }
         if any(r.decision is not None for r in self.interrupts.values()):
             self._exercised.add(reqs.DECIDE_ANSWERED)
-        self.consumed_names |= {(k[0], k[2]) for k in self.interrupts}
-        self.pending_assistant = None
-        self.completed = {}
-        self.interrupts = {}
-        self.owners = {}
-        self.stale_cancels = set()
-        self._completed += 1
+        self._consume_batch()
         if inp.then == "continue":
             try:
                 out = self._loop()
@@ -806,14 +800,18 @@ class OracleAgent:
         }
         if self.interrupts:
             self._exercised.add(reqs.CONSUMED)
-            self.consumed_names |= {(k[0], k[2]) for k in self.interrupts}
+        self._consume_batch()
+        return None
+
+    def _consume_batch(self) -> None:
+        """The batch is complete (appended, or abandoned): its answers and decisions are used up."""
+        self.consumed_names |= {(k[0], k[2]) for k in self.interrupts}
         self.pending_assistant = None
         self.completed = {}
         self.interrupts = {}
         self.owners = {}
         self.stale_cancels = set()
         self._completed += 1
-        return None
 
     def _ran(self) -> set[tuple[str, str | None]]:
         """The units that ran in the current cycle, as (source kind, toolUseId): the event instances that
