@@ -69,7 +69,7 @@ class SnapshotInterruptState(RocModel):
     activated: bool
     interrupts: list[SnapshotInterrupt]
     pending_tool_execution: PendingToolExecution | None
-    # Absent when empty, as the schema says (minItems 1): one form per document, which the proto binding keeps.
+    # Absent when empty, as the schema says (minItems 1): one form per document, kept by the proto binding.
     consumed: list[SnapshotConsumed] | None = Field(default=None, min_length=1)
 
 
