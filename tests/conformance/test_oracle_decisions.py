@@ -294,9 +294,9 @@ def test_the_machine_has_the_new_rules_only_under_the_new_profiles() -> None:
     assert issubclass(old, RocMachine)
 
 
-def test_the_machine_passes_on_the_oracle_fake_and_exercises_chapter_11() -> None:
+def test_the_machine_passes_on_the_oracle_fake_and_exercises_chapter_11(pinned_constants: None) -> None:
     ledger = MachineLedger()
-    enough = settings(SETTINGS, max_examples=100, stateful_step_count=20)
+    enough = settings(SETTINGS, max_examples=200, stateful_step_count=20)
     machine = make_machine(lambda: FakeImplementation(tuple(PROFILES)), PROFILES, enough, ledger=ledger)
     run_state_machine_as_test(machine, settings=enough)
     wanted = {
@@ -363,14 +363,16 @@ class _AbandonRunsTools(OracleAgent):
         (_AbandonRunsTools, {reqs.ABANDON_RUNS_NOTHING, reqs.ABANDON_RESULTS, reqs.ABANDON_THEN}),
     ],
 )
-def test_the_machine_finds_a_broken_chapter_11_rule(factory: type[OracleAgent], expected: set[str]) -> None:
+def test_the_machine_finds_a_broken_chapter_11_rule(
+    factory: type[OracleAgent], expected: set[str], pinned_constants: None
+) -> None:
     class Broken(FakeImplementation):
         agent_factory = factory
 
     # Finding it is the point; shrinking the counterexample would only cost time.
     found = settings(
         SETTINGS,
-        max_examples=100,
+        max_examples=300,
         stateful_step_count=20,
         phases=[Phase.explicit, Phase.reuse, Phase.generate],
     )
