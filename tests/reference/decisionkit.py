@@ -40,6 +40,17 @@ LATE_OUTCOME = {"decision": "cancel", "message": "too late"}
 """The second interrupt's onExpiry; the first has none (a decline with EXPIRY_TEXT)."""
 
 
+def ask(raise_: Any, name: str, reason: Any, index: int, *, expiring: bool) -> Any:
+    """Raise through ``raise_``; an expiring interrupt gets EXPIRES_AT, and the second (``index`` 1) also
+    LATE_OUTCOME as its onExpiry."""
+    extra: dict[str, Any] = {}
+    if expiring:
+        extra["expires_at"] = EXPIRES_AT
+        if index == 1:
+            extra["on_expiry"] = dict(LATE_OUTCOME)
+    return raise_(name, reason, **extra)
+
+
 class Clock:
     """The agent's clock: a fixed instant a test moves on purpose."""
 
@@ -66,12 +77,7 @@ class World:
     # --- the units -----------------------------------------------------------------------------
 
     def _ask(self, raise_: Any, name: str, index: int) -> Any:
-        extra: dict[str, Any] = {}
-        if self.expiring:
-            extra["expires_at"] = EXPIRES_AT
-            if index == 1:
-                extra["on_expiry"] = dict(LATE_OUTCOME)
-        return raise_(name, {"q": name}, **extra)
+        return ask(raise_, name, {"q": name}, index, expiring=self.expiring)
 
     def tools(self) -> list[Tool]:
         world = self

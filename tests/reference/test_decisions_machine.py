@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
-from decisionkit import EXPIRES_AT, LATE_OUTCOME, decide
+from decisionkit import START, ask, decide
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
@@ -37,8 +37,6 @@ from roc_reference import (
     tool,
 )
 from roc_reference.errors import ErrorCode, RocError
-
-START = datetime(2030, 1, 1, tzinfo=UTC)
 
 
 class BatchModel:
@@ -76,12 +74,7 @@ class Units:
 
     @staticmethod
     def _ask(raise_: Any, name: str, n: int, expiring: bool) -> Any:
-        extra: dict[str, Any] = {}
-        if expiring:
-            extra["expires_at"] = EXPIRES_AT
-            if n == 1:
-                extra["on_expiry"] = dict(LATE_OUTCOME)
-        return raise_(name, {"n": n}, **extra)
+        return ask(raise_, name, {"n": n}, n, expiring=expiring)
 
     def tools(self) -> list[Tool]:
         @tool(name="act")

@@ -17,6 +17,7 @@ Run as a script:
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import sys
@@ -76,6 +77,23 @@ def build(root: Path, executor: Executor | None = None) -> Agent:
         executor=executor,
         session=FileSessionManager(SESSION_ID, FileSessionStore(root)),
     )
+
+
+def fail_end_save(agent: Agent) -> None:
+    """Make the agent's store meet a full disk at the end save of its next invocation (the claim save before
+    it goes through), so the invocation fails after its tools ran and the claim stays to be recovered."""
+    session = agent._session
+    assert isinstance(session, FileSessionManager)
+    real_save = session.save
+    calls: list[int | None] = []
+
+    def full_disk_on_end_save(snapshot: Any, *, expected_revision: int | None) -> None:
+        calls.append(expected_revision)
+        if len(calls) == 2:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real_save(snapshot, expected_revision=expected_revision)
+
+    session.save = full_disk_on_end_save  # type: ignore[method-assign]
 
 
 def executions(root: Path) -> list[dict[str, Any]]:

@@ -6,12 +6,11 @@ Uses ``claimapp``: one BeforeTools approval for two transfers; declining it canc
 
 from __future__ import annotations
 
-import errno
 from pathlib import Path
 from typing import Any
 
 import pytest
-from claimapp import build, executions
+from claimapp import build, executions, fail_end_save
 from roc_reference import ABANDON_TEXT, DECLINE_TEXT
 from roc_reference.errors import SessionConflictError
 from roc_reference.sessions import FileSessionManager, FileSessionStore
@@ -72,18 +71,7 @@ def test_a_failed_end_save_is_recovered_with_the_claimed_input(tmp_path: Path, h
     root = tmp_path / "s"
     interrupt_id = _pause(root)
     agent = build(root)
-    session = agent._session
-    assert isinstance(session, FileSessionManager)
-    real_save = session.save
-    calls: list[Any] = []
-
-    def full_disk_on_end_save(snapshot: Any, *, expected_revision: int | None) -> None:
-        calls.append(expected_revision)
-        if len(calls) == 2:  # the claim save goes through, the end save meets a full disk
-            raise OSError(errno.ENOSPC, "No space left on device")
-        real_save(snapshot, expected_revision=expected_revision)
-
-    session.save = full_disk_on_end_save  # type: ignore[method-assign]
+    fail_end_save(agent)
 
     def send() -> object:
         if how == "decline":

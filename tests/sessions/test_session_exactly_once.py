@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from claimapp import answers, build, executions
+from claimapp import answers, build, executions, fail_end_save
 from roc_reference import BeforeToolCallEvent, ConcurrentExecutor, SequentialExecutor
 from roc_reference.errors import SessionConflictError
 from roc_reference.sessions import FileSessionManager, FileSessionStore
@@ -172,18 +172,7 @@ def test_a_failed_end_save_never_lets_a_retry_run_the_tools_again(tmp_path: Path
     root = tmp_path / "s"
     _pause(root)
     agent = build(root, executor())
-    session = agent._session
-    assert isinstance(session, FileSessionManager)
-    real_save = session.save
-    calls: list[Any] = []
-
-    def full_disk_on_end_save(snapshot: Any, *, expected_revision: int | None) -> None:
-        calls.append(expected_revision)
-        if len(calls) == 2:  # the claim save goes through, the end save meets a full disk
-            raise OSError(errno.ENOSPC, "No space left on device")
-        real_save(snapshot, expected_revision=expected_revision)
-
-    session.save = full_disk_on_end_save  # type: ignore[method-assign]
+    fail_end_save(agent)
     reply = answers(agent)
     with pytest.raises(OSError, match="No space left"):
         agent(reply)
