@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from roc_conformance import scenarios as sc
-from roc_conformance.checks.base import Check, CheckContext
+from roc_conformance.checks.base import Check, CheckContext, ExplicitSpec, explicit_checks_of
 from roc_conformance.checks.decision_support import (
     ABANDON_ACCEPTED,
     ABANDON_IDLE,
@@ -19,7 +19,6 @@ from roc_conformance.checks.decision_support import (
     ABANDON_TEXT,
     ABANDON_THEN,
     PAST,
-    Spec,
     abandon,
     answer,
     ask,
@@ -28,7 +27,6 @@ from roc_conformance.checks.decision_support import (
     followed,
     ids_by_name,
     kinds,
-    make_checks,
     one_tool,
     pause,
     resume,
@@ -294,7 +292,7 @@ def check_abandon_then(ctx: CheckContext) -> None:
     fail_if({ABANDON_THEN: wrong})
 
 
-_SPECS: tuple[Spec, ...] = (
+_SPECS: tuple[ExplicitSpec, ...] = (
     (
         "explicit:ROC-ABANDON-001",
         (ABANDON_ACCEPTED,),
@@ -334,4 +332,4 @@ _SPECS: tuple[Spec, ...] = (
 
 
 def abandon_checks() -> list[Check]:
-    return make_checks(_SPECS)
+    return explicit_checks_of(_SPECS)

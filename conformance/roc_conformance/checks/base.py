@@ -182,3 +182,16 @@ class CheckResult:
         if self.notes:
             doc["notes"] = list(self.notes)
         return doc
+
+
+ExplicitSpec = tuple[str, tuple[str, ...], Callable[["CheckContext"], None], tuple[str, ...], str]
+"""An explicit check as a row: name, requirements, function, profiles, description."""
+
+
+def explicit_checks_of(specs: Iterable[ExplicitSpec]) -> list[Check]:
+    """The explicit checks of a table of rows."""
+    return [
+        Check(name=name, requirements=reqs, run=fn, profiles=profiles, kind="explicit", description=desc)
+        for name, reqs, fn, profiles, desc in specs
+    ]
+

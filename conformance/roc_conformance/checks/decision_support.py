@@ -7,12 +7,19 @@ own output.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
 from typing import Any
 
 from roc_conformance import scenarios as sc
-from roc_conformance.checks.base import Check, CheckContext, Finding
+from roc_conformance.checks.base import CheckContext, Finding
 from roc_conformance.errors import AdapterError, ConformanceViolation
+
+# The fixed texts of chapter 11 and the suite's deadlines, one copy each in the suite (re-exported).
+from roc_conformance.oracle.engine import ABANDON_TEXT as ABANDON_TEXT
+from roc_conformance.oracle.engine import CANCEL_TEXT as CANCEL_TEXT
+from roc_conformance.oracle.engine import DECLINE_TEXT as DECLINE_TEXT
+from roc_conformance.oracle.engine import EXPIRY_TEXT as EXPIRY_TEXT
+from roc_conformance.strategies import FUTURE as FUTURE
+from roc_conformance.strategies import PAST as PAST
 
 # Requirement IDs (spec/11-decisions.md); one place for renumbering.
 DECIDE_ACCEPTED = "ROC-DECIDE-001"
@@ -44,15 +51,7 @@ RESEND_MARKED = "ROC-RESEND-001"
 RESEND_DIFFERS = "ROC-RESEND-002"
 RESEND_RESTORED = "ROC-RESEND-003"
 
-# The fixed texts of chapter 11.
-DECLINE_TEXT = "The request was declined."
-CANCEL_TEXT = "The request was cancelled without a decision."
-EXPIRY_TEXT = "The request expired without an answer."
-ABANDON_TEXT = "The request was abandoned."
 
-# The suite's only deadlines: far from any clock, so the 60 s tolerance of ROC-EXPIRY-003 never matters.
-PAST = "2000-01-01T00:00:00Z"
-FUTURE = "2999-01-01T00:00:00Z"
 
 
 def ask(
@@ -68,7 +67,7 @@ def ask(
 
 
 def answer(iid: str, response: Any) -> dict[str, Any]:
-    return {"interruptId": iid, "response": response}
+    return sc.answer(iid, response)
 
 
 def decide(iid: str, decision: str, message: str | None = None) -> dict[str, Any]:
@@ -78,18 +77,12 @@ def decide(iid: str, decision: str, message: str | None = None) -> dict[str, Any
     return body
 
 
-def resume(*bodies: dict[str, Any]) -> dict[str, Any]:
-    return {"interruptResponses": list(bodies)}
+resume = sc.resume
 
 
 def abandon(message: str | None = None, *, then: str = "end") -> dict[str, Any]:
     """An abandon input as the harness carries it (``continueModel`` for ``then: "continue"``)."""
-    body: dict[str, Any] = {}
-    if message is not None:
-        body["message"] = message
-    if then == "continue":
-        body["continueModel"] = True
-    return {"abandon": body}
+    return sc.abandon(message, continue_model=then == "continue")
 
 
 def shown(out: dict[str, Any]) -> str:
@@ -234,13 +227,3 @@ def by_id(entries: Any) -> dict[str, Any]:
 def followed(ctx: CheckContext, requirement: str, message: str, after: str) -> None:
     """Record what ``requirement`` could not be judged on because ``after`` failed first (never a FAIL)."""
     ctx.evidence.consequences.append(Finding((requirement,), message, after=(after,)))
-
-
-Spec = tuple[str, tuple[str, ...], Callable[[CheckContext], None], tuple[str, ...], str]
-
-
-def make_checks(specs: Iterable[Spec]) -> list[Check]:
-    return [
-        Check(name=name, requirements=reqs, run=fn, profiles=profiles, kind="explicit", description=desc)
-        for name, reqs, fn, profiles, desc in specs
-    ]

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from roc_conformance import scenarios as sc
-from roc_conformance.checks.base import Check, CheckContext
+from roc_conformance.checks.base import Check, CheckContext, ExplicitSpec, explicit_checks_of
 from roc_conformance.checks.decision_support import (
     CANCEL_TEXT,
     DECIDE_ACCEPTED,
@@ -22,7 +22,6 @@ from roc_conformance.checks.decision_support import (
     DECIDE_TOOLS,
     DECLINE_TEXT,
     PAST,
-    Spec,
     answer,
     ask,
     decide,
@@ -30,7 +29,6 @@ from roc_conformance.checks.decision_support import (
     followed,
     ids_by_name,
     interrupts,
-    make_checks,
     one_tool,
     pause,
     resume,
@@ -341,7 +339,7 @@ def check_decline_expired(ctx: CheckContext) -> None:
     fail_if({DECIDE_EXPIRED: wrong})
 
 
-_SPECS: tuple[Spec, ...] = (
+_SPECS: tuple[ExplicitSpec, ...] = (
     (
         "explicit:ROC-DECIDE-001",
         (DECIDE_ACCEPTED,),
@@ -409,4 +407,4 @@ _SPECS: tuple[Spec, ...] = (
 
 
 def decision_checks() -> list[Check]:
-    return make_checks(_SPECS)
+    return explicit_checks_of(_SPECS)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from roc_conformance import scenarios as sc
-from roc_conformance.checks.base import Check, CheckContext
+from roc_conformance.checks.base import Check, CheckContext, ExplicitSpec, explicit_checks_of
 from roc_conformance.checks.decision_support import (
     DECIDE_TOOL,
     DECIDE_TOOL_CALL,
@@ -21,14 +21,12 @@ from roc_conformance.checks.decision_support import (
     EXPIRY_TEXT,
     FUTURE,
     PAST,
-    Spec,
     answer,
     ask,
     error_result,
     followed,
     ids_by_name,
     interrupts,
-    make_checks,
     one_tool,
     pause,
     resume,
@@ -212,7 +210,7 @@ def check_expired_rank(ctx: CheckContext) -> None:
     fail_if({EXPIRY_RANK: wrong})
 
 
-_SPECS: tuple[Spec, ...] = (
+_SPECS: tuple[ExplicitSpec, ...] = (
     (
         "explicit:ROC-EXPIRY-001",
         (EXPIRY_AT,),
@@ -259,4 +257,4 @@ _SPECS: tuple[Spec, ...] = (
 
 
 def expiry_checks() -> list[Check]:
-    return make_checks(_SPECS)
+    return explicit_checks_of(_SPECS)

@@ -6,12 +6,11 @@ Each check is a plain function over the client; it raises ``ConformanceViolation
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from roc_conformance import scenarios as sc
 from roc_conformance.canonical import canonical_bytes
-from roc_conformance.checks.base import Check, CheckContext
+from roc_conformance.checks.base import Check, CheckContext, ExplicitSpec, explicit_checks_of
 from roc_conformance.checks.limits import limit_checks
 from roc_conformance.checks.metadata import metadata_checks
 from roc_conformance.checks.prompts import prompt_checks
@@ -416,9 +415,7 @@ def check_handshake(ctx: CheckContext) -> None:
         raise ConformanceViolation(tuple(found), "; ".join(f"[{r}] {'; '.join(m)}" for r, m in found.items()))
 
 
-Spec = tuple[str, tuple[str, ...], Callable[[CheckContext], None], tuple[str, ...], str]
-
-_EXPLICIT: tuple[Spec, ...] = (
+_EXPLICIT: tuple[ExplicitSpec, ...] = (
     (
         "explicit:direct-call-hooks",
         ("ROC-DIRECT-002",),
@@ -488,17 +485,7 @@ _EXPLICIT: tuple[Spec, ...] = (
 
 
 def explicit_checks() -> list[Check]:
-    checks = [
-        Check(
-            name=name,
-            requirements=reqs,
-            run=fn,
-            profiles=profiles,
-            kind="explicit",
-            description=desc,
-        )
-        for name, reqs, fn, profiles, desc in _EXPLICIT
-    ]
+    checks = explicit_checks_of(_EXPLICIT)
     checks.extend(snapshot_checks())
     checks.extend(resume_shape_checks())
     checks.extend(limit_checks())

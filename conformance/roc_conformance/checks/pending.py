@@ -9,7 +9,7 @@ from typing import Any
 
 from roc_conformance import scenarios as sc
 from roc_conformance.canonical import canonical_bytes
-from roc_conformance.checks.base import Check, CheckContext
+from roc_conformance.checks.base import Check, CheckContext, ExplicitSpec, explicit_checks_of
 from roc_conformance.checks.decision_support import (
     EXPIRY_RESOLVED,
     EXPIRY_TEXT,
@@ -22,7 +22,6 @@ from roc_conformance.checks.decision_support import (
     RESEND_DIFFERS,
     RESEND_MARKED,
     RESEND_RESTORED,
-    Spec,
     answer,
     ask,
     by_id,
@@ -31,7 +30,6 @@ from roc_conformance.checks.decision_support import (
     interrupts,
     list_pending,
     list_pending_of,
-    make_checks,
     one_tool,
     pause,
     resume,
@@ -446,7 +444,7 @@ def check_resend_restored(ctx: CheckContext) -> None:
     fail_if(wrong)
 
 
-_SPECS: tuple[Spec, ...] = (
+_SPECS: tuple[ExplicitSpec, ...] = (
     (
         "explicit:ROC-PENDING-001",
         (PENDING_AGENT,),
@@ -507,4 +505,4 @@ _SPECS: tuple[Spec, ...] = (
 
 
 def pending_checks() -> list[Check]:
-    return make_checks(_SPECS)
+    return explicit_checks_of(_SPECS)
