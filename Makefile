@@ -43,11 +43,22 @@ pytest: $(STAMP)
 docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
-bench: $(STAMP)
-	$(BIN)/python -m benchmarks
+## bench: every benchmark at full scale against its peers (strands-agents in its own .venv-bench);
+## writes benchmarks/results.json, which the docs' Performance page shows
+BENCH_VENV  := .venv-bench
+BENCH_STAMP := $(BENCH_VENV)/.installed
+
+$(BENCH_STAMP): pyproject.toml
+	test -d $(BENCH_VENV) || $(PYTHON) -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/python -m pip install -q --upgrade pip
+	$(BENCH_VENV)/bin/python -m pip install -q -e '.[bench]'
+	touch $(BENCH_STAMP)
+
+bench: $(BENCH_STAMP)
+	$(BENCH_VENV)/bin/python -m benchmarks
 
 clean:
-	rm -rf $(VENV) reports site .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) $(BENCH_VENV) reports site .mypy_cache .ruff_cache .pytest_cache .hypothesis
 
 ## strands-python: the Strands Agents (Python) adapter's own virtualenv (not part of test or run)
 STRANDS_PY_VENV := conformance/adapters/strands-python/.venv

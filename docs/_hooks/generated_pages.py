@@ -1,5 +1,6 @@
 """mkdocs hook: reference pages generated at build time from spec/requirements.json and proto/, and the
-compatibility pages from the results `make compat` committed under compat/.
+compatibility pages from the results `make compat` committed under compat/, and the performance page from the
+results `make bench` committed in benchmarks/results.json.
 
 One source of truth per fact: these pages are never committed, so they cannot drift from what they show.
 """
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -103,9 +105,22 @@ def _compat_pages() -> list[tuple[str, str]]:
     return pages
 
 
+def _performance_page() -> str:
+    if not (ROOT / "benchmarks" / "results.json").exists():
+        return "# Performance\n\n`make bench` has not written `benchmarks/results.json` yet.\n"
+    # benchmarks/ is a directory of the repository, not an installed package: render with its own code.
+    sys.path.insert(0, str(ROOT))
+    try:
+        from benchmarks import report
+    finally:
+        sys.path.remove(str(ROOT))
+    return report.render_page(report.load())
+
+
 def on_files(files: Files, config: MkDocsConfig) -> Files:
     pages = (
         ("requirements.md", _requirements_page()),
+        ("performance.md", _performance_page()),
         ("proto.md", _proto_page()),
         ("conformance.md", _conformance_page()),
         *_compat_pages(),
