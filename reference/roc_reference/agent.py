@@ -30,6 +30,7 @@ from .errors import (
     SnapshotInvalidError,
 )
 from .executors import Executor, RunOne, SequentialExecutor, ToolOutcome
+from .history import History, Mark
 from .hooks import AfterInvocationEvent, BeforeInvocationEvent, HookProvider, HookRegistry, MessageAddedEvent
 from .integrity import sign
 from .interrupts import AnswerBook, InterruptState, RaisePoint, Resolution, UnitRun, interrupt_state_of
@@ -73,7 +74,7 @@ def utc_now() -> datetime:
 class _Saved:
     """What a failed invocation rolls back to."""
 
-    messages: list[Message]
+    messages: Mark
     state: dict[str, Any]
     interrupts: InterruptState
 
@@ -120,11 +121,15 @@ class Agent:
         self.agent_id = agent_id or DEFAULT_AGENT_ID
         self.state = AgentState(dict(state or {}))
         self.tool = ToolCaller(self)
-        self._messages: list[Message] = []
+        self._messages = History()
         self._interrupts = InterruptState()
         self._revision = 0
         self._stored_revision: int | None = None
         self._session = session
+        # A manager that declares it only reads a saved document during ``save`` and keeps nothing of it is
+        # lent the history's JSON instead of a copy: the save then costs what the cycle added, not the
+        # history. Every other manager gets fresh documents, as ROC-SEC-016 asks of what is handed out.
+        self._lends = getattr(session, "borrows_documents", False) is True
         self._integrity_keys = dict(integrity_keys) if integrity_keys is not None else None
         self._signing_key_id = signing_key_id
         self._resume_guard = resume_guard
@@ -151,7 +156,7 @@ class Agent:
 
     def _shown_messages(self) -> list[Message]:
         """The transcript as the agent shows it: its own list, not a copy. Every public view reads it here."""
-        return self._messages
+        return self._messages.messages
 
     @property
     def messages(self) -> list[Message]:
@@ -161,7 +166,7 @@ class Agent:
     def messages_json(self) -> list[dict[str, Any]]:
         """The transcript as spec JSON: fresh documents that share nothing with the agent (ROC-SEC-016), made
         without first copying each message the way ``messages`` must."""
-        return [m.to_json() for m in self._shown_messages()]
+        return self._messages.json_copies()
 
     @property
     def last_message(self) -> Message | None:
@@ -344,7 +349,7 @@ class Agent:
             tools=self.tool_registry,
             executor=executor,
             interrupts=self._interrupts,
-            messages=self._messages,
+            messages=self._messages.messages,
             append=self._append,
             checkpoint=self._mark_checkpoint,
         )
@@ -406,13 +411,16 @@ class Agent:
         with self._lock:
             return self._snapshot_doc(self._revision)
 
-    def _snapshot_doc(self, revision: int) -> dict[str, Any]:
-        doc = self._unsigned_doc(revision)
+    def _snapshot_doc(self, revision: int, *, lend: bool = False) -> dict[str, Any]:
+        doc = self._unsigned_doc(revision, lend=lend)
         if self._signing_key_id is not None and self._integrity_keys is not None:
             return sign(doc, self._signing_key_id, self._integrity_keys[self._signing_key_id])
         return doc
 
-    def _unsigned_doc(self, revision: int) -> dict[str, Any]:
+    def _unsigned_doc(self, revision: int, *, lend: bool = False) -> dict[str, Any]:
+        """The snapshot document; with ``lend`` its messages are the history's own JSON list (for a session
+        manager that borrows documents, see ``_lends``), else fresh copies (ROC-SEC-016)."""
+        messages = self._messages.json_view() if lend else self._messages.json_copies()
         return {
             "schemaVersion": SCHEMA_VERSION,
             "specVersion": SPEC_VERSION,
@@ -420,7 +428,7 @@ class Agent:
             "revision": revision,
             "agent": {
                 "agentId": self.agent_id,
-                "messages": [m.to_json() for m in self._messages],
+                "messages": messages,
                 "state": self.state.to_dict(),
             },
             "interruptState": self._interrupts.to_json(),
@@ -469,7 +477,7 @@ class Agent:
     def _apply(self, snapshot: Snapshot) -> None:
         interrupts = interrupt_state_of(snapshot)
         self.agent_id = snapshot.agent.agent_id
-        self._messages = list(snapshot.agent.messages)
+        self._messages.replace(snapshot.agent.messages)
         self.state.replace(snapshot.agent.state)
         self._interrupts = interrupts
         self._revision = snapshot.revision
@@ -486,7 +494,8 @@ class Agent:
         if self._session is None:
             return
         revision = 0 if self._stored_revision is None else self._stored_revision + 1
-        self._session.save(self._snapshot_doc(revision), expected_revision=self._stored_revision)
+        doc = self._snapshot_doc(revision, lend=self._lends)
+        self._session.save(doc, expected_revision=self._stored_revision)
         self._revision = self._stored_revision = revision
 
     def _claim(self, claim_input: dict[str, Any]) -> None:
@@ -559,10 +568,10 @@ class Agent:
         self._ledger.record_result(result.to_json())
 
     def _capture(self) -> _Saved:
-        return _Saved(list(self._messages), self.state.to_dict(), self._interrupts.copy())
+        return _Saved(self._messages.mark(), self.state.to_dict(), self._interrupts.copy())
 
     def _reinstate(self, saved: _Saved) -> None:
-        self._messages[:] = saved.messages
+        self._messages.restore(saved.messages)
         self.state.replace(saved.state)
         self._interrupts = saved.interrupts
 

@@ -26,9 +26,10 @@ import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import Any, ClassVar, TypeGuard
 
 from roc_reference.errors import SessionConflictError, SnapshotInvalidError
+from roc_reference.history import HistoryJson, Lineage
 from roc_reference.integrity import MacPrefix, canonical_value, integrity_tag, parse_json_text
 from roc_reference.sessions.fsio import (
     NotRegularFileError,
@@ -137,6 +138,7 @@ class _Known:
     log_bytes: int
     messages: list[Any]  # private JSON copies, never handed out
     mac_prefix: MacPrefix | None = None  # the signing HMAC state after these messages
+    lineage: Lineage | None = None  # the agent history these messages are a prefix of, when known
 
 
 def _corrupt(session_id: str, what: str) -> SnapshotInvalidError:
@@ -159,6 +161,10 @@ class FileSessionManager:
     Revisions follow ROC-SESSION-009: the first save stores revision 0, each later one the stored revision
     plus one; ``save`` refuses any other revision with ``SnapshotInvalidError`` before touching a file.
     """
+
+    borrows_documents: ClassVar[bool] = True
+    """``save`` only reads the snapshot it is given, during the call, and keeps no part of it (what it keeps
+    are copies it parses back from the bytes it wrote), so an agent may lend its own history JSON."""
 
     def __init__(
         self,
@@ -238,7 +244,7 @@ class FileSessionManager:
                 )
             remove_stale_temporaries_at(self._fd())
             known = self._known_for(stored)
-            if known is not None and self._extends(messages, known.messages):
+            if known is not None and self._keeps(messages, known):
                 generation, log_bytes, added = self._append(known, messages)
                 rewrote = False
             else:
@@ -263,11 +269,13 @@ class FileSessionManager:
             }
             atomic_write_at(self._fd(), STATE_FILE, _encode(_dumps(state)))
             self._remove_other_logs(generation)
+        # Committed, the log now equals ``messages``: a later snapshot of the same lineage extends it.
+        lineage = messages.lineage if isinstance(messages, HistoryJson) else None
         if rewrote or known is None:
-            self._known = _Known(save_id, generation, log_bytes, added, mac_prefix)
+            self._known = _Known(save_id, generation, log_bytes, added, mac_prefix, lineage)
         else:
             known.messages.extend(added)
-            self._known = _Known(save_id, generation, log_bytes, known.messages, mac_prefix)
+            self._known = _Known(save_id, generation, log_bytes, known.messages, mac_prefix, lineage)
 
     # -- helpers -------------------------------------------------------------------------------------
 
@@ -349,6 +357,24 @@ class FileSessionManager:
 
     def _locked(self, *, exclusive: bool) -> contextlib.AbstractContextManager[None]:
         return locked_at(self._fd(), LOCK_FILE, exclusive=exclusive)
+
+    @classmethod
+    def _keeps(cls, messages: list[Any], known: _Known) -> bool:
+        """Whether the committed messages are a prefix of ``messages``, so the save may just append.
+
+        Known without looking at the messages for an agent's history JSON of the lineage this manager last
+        committed, at least as long: a lineage's list is only ever appended to (``roc_reference.history``),
+        so its first ``len(known.messages)`` items are still the ones committed. A plain list, another
+        lineage or a shorter list proves nothing and gets the full comparison of ``_extends``.
+        """
+        if (
+            isinstance(messages, HistoryJson)
+            and known.lineage is not None
+            and messages.lineage is known.lineage
+            and len(messages) >= len(known.messages)
+        ):
+            return True
+        return cls._extends(messages, known.messages)
 
     @staticmethod
     def _extends(messages: list[Any], stored: list[Any]) -> bool:
