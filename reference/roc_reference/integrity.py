@@ -36,15 +36,23 @@ _MAC = re.compile(r"[A-Za-z0-9_-]{43}")
 # RFC 8785 numbers are IEEE 754 doubles; integers up to this magnitude are exact in one.
 _MAX_SAFE = 2**53 - 1
 _FIRST_ASTRAL = "\U00010000"
+# One encoder for every fast-path call: json.dumps with these options would build a new one each time,
+# which costs more than encoding a short member in the split path.
+_ENCODE = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode
 
 
 def _fast_path_fits(value: Any) -> bool:
     """Whether ``json.dumps`` with sorted keys writes ``value`` exactly as RFC 8785 does.
 
-    The two differ only in numbers that are floats (ECMAScript number formatting), integers beyond the
-    exact range of a double (RFC 8785 writes the nearest double), and key order when a key holds a code
-    point above U+FFFF (RFC 8785 compares UTF-16 code units, ``sort_keys`` code points). Everything else,
-    string escapes included, is written the same way. Iterative, so any depth is walked.
+    The two differ only in some floats, integers beyond the exact range of a double (RFC 8785 writes the
+    nearest double), and key order when a key holds a code point above U+FFFF (RFC 8785 compares UTF-16
+    code units, ``sort_keys`` code points). Everything else, string escapes included, is written the same
+    way. Iterative, so any depth is walked.
+
+    A float that is not integral and whose magnitude is in [1e-4, 1e16) fits: ``repr`` writes it with
+    the shortest round-trip digits and no exponent, which is the ECMAScript form RFC 8785 prescribes
+    (and what ``rfc8785`` writes, from the same ``repr``). Integral floats (``1.0``, ``-0.0``), smaller
+    ones (``1e-05``) and larger ones (``1e+16``) are written differently, so they leave the fast path.
     """
     stack = [value]
     while stack:
@@ -61,7 +69,10 @@ def _fast_path_fits(value: Any) -> bool:
             stack.extend(item.values())
         elif isinstance(item, list | tuple):
             stack.extend(item)
-        else:  # floats, and anything that is not JSON (the slow path reports it)
+        elif isinstance(item, float):  # NaN and the infinities fail the range test
+            if not 1e-4 <= abs(item) < 1e16 or item.is_integer():
+                return False
+        else:  # anything that is not JSON (the slow path reports it)
             return False
     return True
 
@@ -83,7 +94,7 @@ def _big_ints_as_doubles(value: Any) -> Any:
 
 def _canonical(value: Any) -> bytes:
     if _fast_path_fits(value):
-        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+        return _ENCODE(value).encode("utf-8")
     # RFC 8785 is compositional: a container's form is its members' forms joined. Splitting here keeps the
     # fast path for every member that fits, so one float in one message does not slow the whole history.
     if isinstance(value, list | tuple):
@@ -93,7 +104,9 @@ def _canonical(value: Any) -> bytes:
             raise TypeError("object keys must be strings")
         # RFC 8785 3.2.3: names compared as UTF-16 code units (a lone surrogate raises UnicodeEncodeError).
         names = sorted(value, key=lambda key: key.encode("utf-16-be"))
-        return b"{" + b",".join(rfc8785.dumps(k) + b":" + _canonical(value[k]) for k in names) + b"}"
+        # A name alone is a string, which both write alike.
+        members = (_ENCODE(k).encode("utf-8") + b":" + _canonical(value[k]) for k in names)
+        return b"{" + b",".join(members) + b"}"
     return rfc8785.dumps(_big_ints_as_doubles(value))
 
 

@@ -6,6 +6,7 @@ import base64
 import copy
 import importlib
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -164,6 +165,27 @@ def test_the_fast_path_is_left_where_json_dumps_differs() -> None:
     )
     with pytest.raises(SnapshotInvalidError):
         canonical_value(10**400)  # beyond a double: not JSON RoC carries
+
+
+_EDGES = [1e-4, math.nextafter(1e-4, 0), 1e16, math.nextafter(1e16, 0), 2.0**52 + 0.5, 2.0**53, 0.1, 5e-324]
+
+
+@pytest.mark.req("ROC-SNAP-008")
+@settings(max_examples=1000, deadline=None)
+@given(
+    number=st.floats(allow_nan=False, allow_infinity=False)
+    | st.floats(min_value=1e-5, max_value=1e17)
+    | st.sampled_from(_EDGES + [-x for x in _EDGES])
+)
+def test_floats_take_the_fast_path_exactly_where_repr_is_the_rfc8785_form(number: float) -> None:
+    """Non-integral floats in [1e-4, 1e16) are written by repr with no exponent, as RFC 8785 writes them;
+    every other float is handed to rfc8785 (spec 8.2)."""
+    fits = integrity_module._fast_path_fits([number, {"n": number}])
+    assert fits == (1e-4 <= abs(number) < 1e16 and not number.is_integer())
+    expected = rfc8785.dumps([number, {"n": number}])
+    assert canonical_value([number, {"n": number}]) == expected
+    if fits:
+        assert json.dumps([number, {"n": number}], separators=(",", ":")).encode() == expected
 
 
 @pytest.mark.req("ROC-SNAP-015")
