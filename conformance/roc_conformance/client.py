@@ -226,9 +226,21 @@ class AgentRefused(Exception):
 class HarnessClient:
     """One connection to one adapter. Not thread-safe; use one per worker."""
 
-    def __init__(self, channel: grpc.Channel, *, target: str = "", timeouts: Timeouts | None = None) -> None:
+    def __init__(
+        self,
+        channel: grpc.Channel | None,
+        *,
+        target: str = "",
+        timeouts: Timeouts | None = None,
+        stub: Any | None = None,
+    ) -> None:
+        # ``stub`` replaces the gRPC stub of ``channel``: any object with the service's unary methods
+        # (``stub.Invoke(request, timeout=...) -> reply``), e.g. one that calls a servicer in this process,
+        # so the same client can be measured without the transport (benchmarks/suite.py).
+        if stub is None and channel is None:
+            raise ValueError("a HarnessClient needs a channel or a stub")
         self._channel = channel
-        self._stub = hgrpc.HarnessServiceStub(channel)  # type: ignore[no-untyped-call]
+        self._stub = stub if stub is not None else hgrpc.HarnessServiceStub(channel)  # type: ignore[no-untyped-call]
         self.target = target
         self.timeouts = timeouts or Timeouts()
         self.transcript: list[dict[str, Any]] = []
@@ -248,7 +260,8 @@ class HarnessClient:
         return cls(grpc.insecure_channel(target, options=options), target=target, timeouts=timeouts)
 
     def close(self) -> None:
-        self._channel.close()
+        if self._channel is not None:
+            self._channel.close()
 
     def __enter__(self) -> HarnessClient:
         return self
