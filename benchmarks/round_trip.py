@@ -294,9 +294,12 @@ subclass streaming the same turns) run in one process, interleaved A B A B; the 
 min/max in milliseconds, the ratio strands / reference of the medians, and the per-tool median.
 
 Concurrency: the reference's concurrent executor runs every tool use of a cycle on a thread of its own so
-all bodies overlap (a tool may wait for a sibling); it reuses idle threads of a process-wide pool and starts
-new ones only when every pooled thread is busy. Strands runs each tool use as an asyncio task on its event
-loop thread and sync tool bodies in worker threads.
+all bodies can overlap (a tool may wait for a sibling); the threads come from a process-wide pool that
+reuses idle threads and starts a new one only when every pooled thread is busy, so the first sample of a
+batch size may start threads (its max shows it) and later samples reuse them. Strands runs each synchronous
+`agent(...)` call in a fresh asyncio event loop on a new thread, each tool use as an asyncio task, and a
+synchronous tool body through `asyncio.to_thread`, i.e. the loop's default thread pool of min(32, CPUs + 4)
+threads.
 """
 
 
@@ -326,6 +329,10 @@ def run(scale: Scale) -> Section:
         "strands-agents is built with `callback_handler=None` so printing the stream is not measured; no "
         "OpenTelemetry provider is configured, so its spans go to the no-op tracer; its event loop metrics "
         "are always collected and are part of what is measured.",
+        "A sequential batch of N takes N stops and N resumes, and on both sides every stop reports the "
+        "pending assistant message with all N tool uses (the reference gives a copy, so the caller cannot "
+        "edit the pending batch): a sequential round trip handles N x N tool-use blocks, a part of its "
+        "cost that grows with N squared.",
     ]
     if strands is None:
         notes.append(NOT_INSTALLED + ": only the reference was measured.")
