@@ -494,6 +494,8 @@ class FileSessionManager:
 
     def _append(self, known: _Known, messages: list[Any]) -> tuple[int, int, list[Any]]:
         data, added = self._lines(messages[len(known.messages) :], len(known.messages))
+        if not data:  # nothing new (the claim save before a run): the committed log stays as it is, unsynced
+            return known.generation, known.log_bytes, added
         name = _log_name(known.generation)
         created = not self._exists(name)
         fd = open_regular_at(self._fd(), name, os.O_RDWR | os.O_CREAT)

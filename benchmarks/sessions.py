@@ -1,0 +1,695 @@
+"""Sessions against history length: the reference file store against strands-agents' ``FileSessionManager``.
+
+For each history length H an idle agent restored from a stored session of H messages runs cycles of one
+invocation that adds two messages (a prompt and a text answer, from a model that answers in constant time).
+Measured per side, in one process, interleaved: the time spent persisting one cycle, the whole invocation,
+the restore of an agent from the stored session, the bytes a cycle writes, and the peak RSS of a process
+holding the restored agent (a fresh child process per side and size).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncGenerator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from roc_reference import Agent, MessageAddedEvent
+from roc_reference.integrity import sign
+from roc_reference.models import ModelTurn
+from roc_reference.sessions.store import FileSessionManager, FileSessionStore
+from roc_reference.types import Message, TextBlock
+
+from benchmarks.common import Column, Scale, Section, Stats, Table, Target, interleaved, ratio
+
+SIZES: dict[Scale, tuple[int, ...]] = {"full": (10, 1_000, 10_000, 100_000), "quick": (10, 1_000)}
+CYCLES: dict[Scale, int] = {"full": 30, "quick": 3}
+# Repeats by history length (the entry of the largest listed length not above it). Restoring 100,000
+# messages takes tens of seconds on either side and a strands invocation at 100,000 seconds, so those run
+# fewer times; the reference's cycles are milliseconds and run CYCLES times at every length.
+RESTORES: dict[Scale, dict[int, int]] = {"full": {0: 5, 10_000: 3, 100_000: 1}, "quick": {0: 1}}
+STRANDS_CYCLES: dict[Scale, dict[int, int]] = {"full": {0: 30, 10_000: 5, 100_000: 2}, "quick": {0: 3}}
+# The signed variants need their own sessions and restores; up to this length (see the notes for 100,000).
+SIGNED_UP_TO: dict[Scale, int] = {"full": 10_000, "quick": 1_000}
+STRANDS_API_BUILD = 10_000  # strands message files written through its repository API (see _Strands.build)
+# Agent-signed saves canonicalize the whole history twice a cycle (seconds at 100,000): a few cycles say it.
+AGENT_SIGNED_CYCLES: dict[Scale, int] = {"full": 3, "quick": 1}
+FLAT_GOAL = 0.10  # the reference's save per cycle at the largest H at most 10 % above H = 10
+LINEAR_GOAL = 2.0  # restore time per message at the largest H within this factor of H = 10,000 (1,000 quick)
+AGENT_ID = "bench"
+PROMPT = "Next step, please."
+ANSWER = "Done; the next batch is ready."
+KEY_ID, KEY = "bench-key", b"k" * 32
+NOT_INSTALLED = "strands-agents not installed (make bench installs it)"
+
+
+class BenchmarkError(RuntimeError):
+    """A sample did not do the work it claims to measure."""
+
+
+# --- the history -------------------------------------------------------------------------------------------
+
+
+def _message(index: int) -> dict[str, Any]:
+    """Turns of a realistic mix, four at a time: a prompt, a tool use, its result, an answer."""
+    tool_use_id = f"tooluse_{index // 4:06d}"
+    kind = index % 4
+    if kind == 0:
+        return {
+            "role": "user",
+            "content": [{"text": f"Please tidy the folder reports/{index} and keep a log."}],
+        }
+    if kind == 1:
+        paths = [f"reports/{index}/file_{k}.txt" for k in range(3)]
+        use = {"toolUseId": tool_use_id, "name": "inspect_files", "input": {"paths": paths}}
+        return {
+            "role": "assistant",
+            "content": [{"text": "I will inspect the files first."}, {"toolUse": use}],
+        }
+    if kind == 2:
+        files = [{"path": f"reports/{index}/file_{k}.txt", "ageDays": k * 3} for k in range(3)]
+        result = {"toolUseId": tool_use_id, "status": "success", "content": [{"json": {"files": files}}]}
+        return {"role": "user", "content": [{"toolResult": result}]}
+    return {
+        "role": "assistant",
+        "content": [{"text": f"Done with batch {index}; two files are older than 5 days."}],
+    }
+
+
+def history(size: int) -> list[dict[str, Any]]:
+    """``size`` messages (even): groups of four, then prompt and answer pairs (no tool use left open)."""
+    whole = size - size % 4
+    tail = [_message(4 * (k // 2) + (0 if k % 2 == 0 else 3)) for k in range(size - whole)]
+    return [_message(k) for k in range(whole)] + tail
+
+
+# --- the reference side ------------------------------------------------------------------------------------
+
+
+class _Answer:
+    """The model: the same text answer to any history, in constant time (no scan of the history)."""
+
+    turn = ModelTurn(Message(role="assistant", content=[TextBlock(text=ANSWER)]), "end_turn")
+
+    def call(self, messages: object) -> ModelTurn:
+        return self.turn
+
+
+@dataclass
+class _Timer:
+    """Seconds spent inside wrapped calls since the last ``take``, and how many calls."""
+
+    seconds: float = 0.0
+    calls: int = 0
+
+    def wrap(self, call: Callable[..., Any]) -> Callable[..., Any]:
+        def timed_call(*args: Any, **kwargs: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return call(*args, **kwargs)
+            finally:
+                self.seconds += time.perf_counter() - started
+                self.calls += 1
+
+        return timed_call
+
+    def take(self) -> tuple[float, int]:
+        taken = (self.seconds, self.calls)
+        self.seconds, self.calls = 0.0, 0
+        return taken
+
+
+@dataclass
+class _Reference:
+    """One reference agent restored from a file-store session, its save calls timed."""
+
+    root: Path
+    session_id: str
+    signing: str | None = None  # None, "store" (the store tags) or "agent" (the agent tags every snapshot)
+    timer: _Timer = field(default_factory=_Timer)
+    agent: Agent | None = None
+    added: int = 0  # messages the agent appended (a hook counts them: no O(history) look at the transcript)
+
+    def manager(self) -> FileSessionManager:
+        key = (KEY_ID, KEY) if self.signing == "store" else None
+        return FileSessionStore(self.root).manager(self.session_id, signing_key=key)
+
+    def build(self, messages: list[dict[str, Any]]) -> None:
+        doc = Agent(_Answer(), agent_id=AGENT_ID).take_snapshot()
+        doc["agent"]["messages"] = messages
+        if self.signing == "agent":
+            doc = sign(doc, KEY_ID, KEY)
+        self.manager().save(doc, expected_revision=None)
+
+    def restore(self) -> Agent:
+        agent_keys = {KEY_ID: KEY} if self.signing == "agent" else None
+        return Agent(
+            _Answer(),
+            session=self.manager(),
+            agent_id=AGENT_ID,
+            integrity_keys=agent_keys,
+            signing_key_id=KEY_ID if agent_keys else None,
+        )
+
+    def open(self, *, restored: bool = False) -> float:
+        """Get the agent to run cycles on (restore it unless ``restored``); the save seconds of its first
+        cycle, which is the first save after a restore."""
+        agent = self.agent = self.agent if restored and self.agent is not None else self.restore()
+        agent.hooks.add_callback(MessageAddedEvent, self._count)
+        session = agent._session
+        assert isinstance(session, FileSessionManager)
+        session.save = self.timer.wrap(session.save)  # type: ignore[method-assign]
+        return self.cycle()[0]
+
+    def _count(self, event: MessageAddedEvent) -> None:
+        self.added += 1
+
+    def cycle(self) -> tuple[float, float]:
+        """One invocation: (seconds inside the session's saves, seconds of the whole invocation)."""
+        assert self.agent is not None
+        before, revision = self.added, self.agent.revision
+        started = time.perf_counter()
+        result = self.agent.invoke(PROMPT)
+        total = time.perf_counter() - started
+        saved, calls = self.timer.take()
+        # Two saves (the claim and the end) of two new revisions, and two appended messages.
+        if result.stop_reason != "end_turn" or calls != 2 or self.agent.revision != revision + 2:
+            raise BenchmarkError(f"reference cycle: {result.stop_reason}, {calls} saves")
+        if self.added != before + 2:
+            raise BenchmarkError(f"reference cycle appended {self.added - before} messages, not 2")
+        return saved, total
+
+    def session_dir(self) -> Path:
+        return self.root / self.session_id
+
+
+# --- the strands side --------------------------------------------------------------------------------------
+
+
+def _strands() -> Any | None:
+    """The strands-agents package, or ``None`` when the optional peer is not installed."""
+    try:
+        import strands  # type: ignore[import-not-found]  # optional peer: only .venv-bench has it
+    except ImportError:
+        return None
+    return strands
+
+
+def _strands_model(base: type[Any]) -> Any:
+    """A strands ``Model`` streaming the same constant text answer."""
+
+    class AnswerModel(base):  # type: ignore[misc]
+        def update_config(self, **config: Any) -> None:
+            """Nothing to configure."""
+
+        def get_config(self) -> Any:
+            return {}
+
+        def structured_output(self, *args: Any, **kwargs: Any) -> Any:
+            raise NotImplementedError
+
+        async def stream(self, *args: Any, **kwargs: Any) -> AsyncGenerator[Any, None]:
+            events: tuple[dict[str, Any], ...] = (
+                {"messageStart": {"role": "assistant"}},
+                {"contentBlockStart": {"start": {}}},
+                {"contentBlockDelta": {"delta": {"text": ANSWER}}},
+                {"contentBlockStop": {}},
+                {"messageStop": {"stopReason": "end_turn"}},
+                {
+                    "metadata": {
+                        "usage": {"inputTokens": 0, "outputTokens": 0, "totalTokens": 0},
+                        "metrics": {},
+                    }
+                },
+            )
+            for event in events:
+                yield event
+
+    return AnswerModel()
+
+
+@dataclass
+class _Strands:
+    """One strands agent restored from a ``FileSessionManager`` session, its session calls timed."""
+
+    root: Path
+    session_id: str
+    timer: _Timer = field(default_factory=_Timer)
+    agent: Any = None
+
+    def restore(self) -> Any:
+        from strands import Agent as StrandsAgent
+        from strands.agent.conversation_manager import NullConversationManager  # type: ignore[import-not-found]
+        from strands.models import Model  # type: ignore[import-not-found]
+        from strands.session.file_session_manager import (  # type: ignore[import-not-found]
+            FileSessionManager as StrandsFileSessionManager,
+        )
+
+        # The null conversation manager keeps the whole history, as a RoC agent does (the default sliding
+        # window would drop all but the last 40 messages from memory).
+        return StrandsAgent(
+            model=_strands_model(Model),
+            session_manager=StrandsFileSessionManager(session_id=self.session_id, storage_dir=str(self.root)),
+            conversation_manager=NullConversationManager(),
+            agent_id=AGENT_ID,
+            callback_handler=None,
+        )
+
+    def build(self, messages: list[dict[str, Any]]) -> None:
+        """An agent with an empty session, then the messages through the repository API, one file each.
+
+        Past ``STRANDS_API_BUILD`` messages the files are written directly with the bytes the repository
+        writes (its JSON of the same ``SessionMessage``), skipping its per-file temporary and rename: the
+        API needs about a millisecond per file here, which at 100,000 would dominate the whole run.
+        """
+        from strands.types.session import SessionMessage  # type: ignore[import-not-found]
+
+        manager = self.restore()._session_manager
+        for index, message in enumerate(messages):
+            record = SessionMessage.from_message(message, index)
+            if index < STRANDS_API_BUILD:
+                manager.create_message(self.session_id, AGENT_ID, record)
+                continue
+            path = Path(manager._get_message_path(self.session_id, AGENT_ID, index))
+            path.write_text(json.dumps(record.to_dict(), indent=2, ensure_ascii=False), encoding="utf-8")
+
+    def open(self, *, restored: bool = False) -> float:
+        agent = self.agent = self.agent if restored and self.agent is not None else self.restore()
+        manager = agent._session_manager
+        # Every session call the agent makes in a cycle: one per appended message, one sync per message and
+        # one after the invocation (the hooks look these up on the manager at call time).
+        manager.append_message = self.timer.wrap(manager.append_message)
+        manager.sync_agent = self.timer.wrap(manager.sync_agent)
+        return self.cycle()[0]
+
+    def cycle(self) -> tuple[float, float]:
+        before = len(self.agent.messages)
+        started = time.perf_counter()
+        result = self.agent(PROMPT)
+        total = time.perf_counter() - started
+        saved, calls = self.timer.take()
+        if str(result.stop_reason) != "end_turn" or len(self.agent.messages) != before + 2 or calls < 2:
+            raise BenchmarkError(f"strands cycle: {result.stop_reason}, {calls} session calls")
+        return saved, total
+
+    def session_dir(self) -> Path:
+        return self.root / f"session_{self.session_id}"
+
+
+# --- bytes written -----------------------------------------------------------------------------------------
+
+_Tree = dict[str, tuple[int, int, int]]
+
+
+def _tree(root: Path) -> _Tree:
+    """Every file under ``root``: (inode, size, mtime ns)."""
+    files: _Tree = {}
+    for directory, _, names in os.walk(root):
+        for name in names:
+            path = os.path.join(directory, name)
+            with_stat = os.lstat(path)
+            files[path] = (with_stat.st_ino, with_stat.st_size, with_stat.st_mtime_ns)
+    return files
+
+
+def _written(before: _Tree, after: _Tree) -> int:
+    """Bytes a change wrote: new or replaced files whole, appended files their growth.
+
+    Neither store rewrites a file in place (both replace or append), so a file of the same inode and size
+    counts nothing even when its time changed (truncating to the same length touches it, writing nothing).
+    """
+    total = 0
+    for path, (inode, size, _) in after.items():
+        old = before.get(path)
+        if old is None or old[0] != inode:
+            total += size
+        elif size > old[1]:
+            total += size - old[1]
+    return total
+
+
+def _bytes_of_cycle(side: _Reference | _Strands, calls: list[str]) -> int:
+    """Run one untimed cycle with the files diffed around each session call (a file replaced twice in a
+    cycle counts twice); the diffs stay outside every timed cycle because they walk the session directory."""
+    agent: Any = side.agent
+    target: Any = agent._session if isinstance(side, _Reference) else agent._session_manager
+    root = side.session_dir()
+    written = [0]
+    originals = {name: getattr(target, name) for name in calls}
+
+    def diffed(call: Callable[..., Any]) -> Callable[..., Any]:
+        def run(*args: Any, **kwargs: Any) -> Any:
+            before = _tree(root)
+            try:
+                return call(*args, **kwargs)
+            finally:
+                written[0] += _written(before, _tree(root))
+
+        return run
+
+    for name, call in originals.items():
+        setattr(target, name, diffed(call))
+    try:
+        side.cycle()
+    finally:
+        for name, call in originals.items():
+            setattr(target, name, call)
+    return written[0]
+
+
+# --- peak RSS ----------------------------------------------------------------------------------------------
+
+
+def _rss_child(side: str, root: str, session_id: str) -> None:
+    """In a fresh process: import, note the peak resident set size, restore the agent and hold it, and print
+    how much the peak grew, in KiB (Linux reports ``ru_maxrss`` in KiB). The imports' own peak is the
+    baseline, so one child per measurement suffices."""
+    if side == "strands":
+        _strands_model(__import__("strands.models", fromlist=["Model"]).Model)  # what the restore imports
+    imported = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    holder = _Reference(Path(root), session_id) if side == "reference" else _Strands(Path(root), session_id)
+    holder.agent = holder.restore()
+    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - imported)
+
+
+def _peak_rss_mib(side: str, root: Path, session_id: str) -> float:
+    code = f"from benchmarks.sessions import _rss_child; _rss_child({side!r}, {str(root)!r}, {session_id!r})"
+    repo = Path(__file__).resolve().parents[1]
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=repo, capture_output=True, text=True, check=True, timeout=900
+    )
+    return int(done.stdout.split()[-1]) / 1024
+
+
+# --- the run -----------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Row:
+    """Everything measured at one history length (``None``: the side was not measured)."""
+
+    messages: int
+    save: Stats
+    save_store_signed: Stats | None
+    save_agent_signed: Stats | None
+    first_save: float
+    invocation: Stats
+    restore: Stats
+    written: int
+    rss_mib: float | None
+    strands_save: Stats | None = None
+    strands_first_save: float | None = None
+    strands_invocation: Stats | None = None
+    strands_restore: Stats | None = None
+    strands_written: int | None = None
+    strands_rss_mib: float | None = None
+    strands_build_s: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        def ms(stats: Stats | None, part: str = "median") -> float | None:
+            return None if stats is None else float(getattr(stats, part)) * 1000
+
+        def us_per_message(stats: Stats | None) -> float | None:
+            return None if stats is None else stats.median * 1e6 / self.messages
+
+        return {
+            "messages": self.messages,
+            "save_ms": ms(self.save),
+            "save_min_ms": ms(self.save, "min"),
+            "save_max_ms": ms(self.save, "max"),
+            "store_signed_ms": ms(self.save_store_signed),
+            "agent_signed_ms": ms(self.save_agent_signed),
+            "first_save_ms": self.first_save * 1000,
+            "invocation_ms": ms(self.invocation),
+            "strands_save_ms": ms(self.strands_save),
+            "strands_save_min_ms": ms(self.strands_save, "min"),
+            "strands_save_max_ms": ms(self.strands_save, "max"),
+            "strands_first_save_ms": None
+            if self.strands_first_save is None
+            else self.strands_first_save * 1000,
+            "strands_invocation_ms": ms(self.strands_invocation),
+            "save_ratio": ratio(ms(self.strands_save), ms(self.save)),
+            "restore_ms": ms(self.restore),
+            "restore_us_per_message": us_per_message(self.restore),
+            "strands_restore_ms": ms(self.strands_restore),
+            "strands_restore_us_per_message": us_per_message(self.strands_restore),
+            "restore_ratio": ratio(ms(self.strands_restore), ms(self.restore)),
+            "written": self.written,
+            "strands_written": self.strands_written,
+            "rss_mib": self.rss_mib,
+            "strands_rss_mib": self.strands_rss_mib,
+        }
+
+
+def _measure_size(scale: Scale, size: int, work: Path, strands: Any | None, rss: bool) -> Row:
+    messages = history(size)
+    plain = _Reference(work / "roc", f"plain-{size}")
+    plain.build(messages)
+    signed = size <= SIGNED_UP_TO[scale]
+    store_signed = _Reference(work / "roc", f"store-signed-{size}", signing="store")
+    agent_signed = _Reference(work / "roc", f"agent-signed-{size}", signing="agent")
+    if signed:
+        store_signed.build(messages)
+        agent_signed.build(messages)
+    peer = None
+    build_s = None
+    if strands is not None:
+        peer = _Strands(work / "strands", f"s{size}")
+        started = time.perf_counter()
+        peer.build(messages)
+        build_s = time.perf_counter() - started
+
+    # Restores, interleaved; the agents of the last round run the cycles (a restore at 100,000 takes seconds).
+    restore_sides: dict[str, Callable[[], float]] = {"reference": lambda: _restore_into(plain)}
+    if peer is not None:
+        restore_sides["strands"] = lambda: _restore_into(peer)
+    restores = interleaved(restore_sides, _repeats(RESTORES[scale], size))
+
+    rss_mib = strands_rss = None
+    if rss:
+        rss_mib = _peak_rss_mib("reference", plain.root, plain.session_id)
+        if peer is not None:
+            strands_rss = _peak_rss_mib("strands", peer.root, peer.session_id)
+
+    # The first cycle after a restore: the store has not yet seen the agent's history lineage (see notes).
+    first = plain.open(restored=True)
+    strands_first = peer.open(restored=True) if peer is not None else None
+    if signed:
+        store_signed.open()
+
+    saves: dict[str, list[float]] = {}
+    invocations: dict[str, list[float]] = {}
+
+    def cycle_of(name: str, side: _Reference | _Strands) -> Callable[[], float]:
+        def run_cycle() -> float:
+            saved, total = side.cycle()
+            saves.setdefault(name, []).append(saved)
+            invocations.setdefault(name, []).append(total)
+            return saved
+
+        return run_cycle
+
+    own_sides = {"reference": cycle_of("reference", plain)}
+    if signed:
+        own_sides["store-signed"] = cycle_of("store-signed", store_signed)
+    cycles = CYCLES[scale]
+    # A strands cycle at 100,000 messages takes seconds; it runs in the first rounds only, the reference
+    # sides go on alone (still alternating) up to the same number of cycles at every size.
+    shared = min(cycles, _repeats(STRANDS_CYCLES[scale], size)) if peer is not None else 0
+    if peer is not None:
+        interleaved({**own_sides, "strands": cycle_of("strands", peer)}, shared)
+    if cycles > shared:
+        interleaved(own_sides, cycles - shared)
+
+    agent_signed_saves = None
+    if signed:
+        agent_signed.open()
+        agent_signed_saves = Stats.of([agent_signed.cycle()[0] for _ in range(AGENT_SIGNED_CYCLES[scale])])
+
+    written = _bytes_of_cycle(plain, ["save"])
+    strands_written = _bytes_of_cycle(peer, ["append_message", "sync_agent"]) if peer is not None else None
+    row = Row(
+        messages=size,
+        save=Stats.of(saves["reference"]),
+        save_store_signed=Stats.of(saves["store-signed"]) if signed else None,
+        save_agent_signed=agent_signed_saves,
+        first_save=first,
+        invocation=Stats.of(invocations["reference"]),
+        restore=restores["reference"],
+        written=written,
+        rss_mib=rss_mib,
+    )
+    if peer is not None:
+        row.strands_save = Stats.of(saves["strands"])
+        row.strands_first_save = strands_first
+        row.strands_invocation = Stats.of(invocations["strands"])
+        row.strands_restore = restores["strands"]
+        row.strands_written = strands_written
+        row.strands_rss_mib = strands_rss
+        row.strands_build_s = build_s
+    return row
+
+
+def _repeats(by_size: dict[int, int], size: int) -> int:
+    """The repeats for ``size``: the entry of the largest listed size not above it."""
+    return by_size[max(k for k in by_size if k <= size)]
+
+
+def _restore_into(side: _Reference | _Strands) -> float:
+    started = time.perf_counter()
+    side.agent = side.restore()
+    return time.perf_counter() - started
+
+
+def _seconds(action: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    action()
+    return time.perf_counter() - started
+
+
+def measure(scale: Scale, strands: Any | None) -> list[Row]:
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="roc-bench-sessions-") as tmp:
+        for index, size in enumerate(SIZES[scale]):
+            work = Path(tmp) / str(size)
+            rows.append(_measure_size(scale, size, work, strands, rss=scale == "full" or index == 0))
+            shutil.rmtree(work)  # 100,000 strands message files are not kept for the next size
+    return rows
+
+
+def _targets(rows: list[Row], strands_installed: bool) -> list[Target]:
+    first, last = rows[0], rows[-1]
+    change = last.save.median / first.save.median - 1
+    flat = Target(
+        goal=f"reference store: save time per cycle flat, at most +{FLAT_GOAL:.0%} from {first.messages:,} "
+        f"to {last.messages:,} messages",
+        measured=f"{change:+.1%} (medians {first.save.median * 1e3:.3f} -> {last.save.median * 1e3:.3f} ms)",
+        met=change <= FLAT_GOAL,
+    )
+    base = rows[-2] if len(rows) > 2 else rows[0]
+    per = [r.restore.median / r.messages for r in (base, last)]
+    linear = Target(
+        goal=f"reference store: restore linear (time per message at {last.messages:,} within "
+        f"{LINEAR_GOAL:g}x of that at {base.messages:,})",
+        measured=f"{per[0] * 1e6:.1f} -> {per[1] * 1e6:.1f} us/message ({per[1] / per[0]:.2f}x)",
+        met=per[1] / per[0] <= LINEAR_GOAL,
+    )
+    if not strands_installed:
+        peer = Target("strands-agents FileSessionManager measured in the same run", NOT_INSTALLED, None)
+    else:
+        ratios = []
+        for row in rows:
+            data = row.to_json()
+            ratios.append(
+                f"{row.messages:,}: save {data['save_ratio']:.2f}x, restore {data['restore_ratio']:.2f}x"
+            )
+        peer = Target(
+            "strands-agents FileSessionManager measured in the same run (strands / reference, medians)",
+            "; ".join(ratios),
+            True,
+        )
+    return [flat, linear, peer]
+
+
+METHOD = """\
+For each history length H a session of H messages (groups of a prompt, a tool use with its input, its
+JSON tool result and an answer) is written through each side's own store API: the reference's
+`FileSessionManager.save` of one snapshot, strands-agents' `FileSessionManager.create_message` once per
+message (one file each, after an `Agent` with that session manager created the session). An agent is then
+restored from each session (reference: `Agent(model, session=manager)`; strands:
+`Agent(session_manager=FileSessionManager(...), conversation_manager=NullConversationManager())`, which keeps
+the whole history in memory as a RoC agent does) and runs cycles: one invocation with a prompt and a model
+that answers the same text in constant time, so each cycle adds 2 messages on both sides.
+
+* **Save per cycle**: the seconds inside the session store during one invocation, summed. Reference: its
+  `FileSessionManager.save` (two calls: the claim before the run and the end save, each a compare-and-set
+  with fsyncs). Strands: `append_message` (one file per message) and `sync_agent` (agent.json), every call
+  its hooks make. The claim ledger's own files (reference) are outside this column and inside the next.
+* **Invocation**: the whole `invoke` / `agent(prompt)` call.
+* Cycles run interleaved reference, reference with a store-signing key, strands (rotating order), median
+  and min/max over the cycles; H is the length when the cycles start (each adds 2).
+* **First save**: the save seconds of the first cycle after the restore, reported separately (one sample).
+* **Agent-signed**: the agent tags every snapshot itself (`signing_key_id`), a few cycles.
+* **Restore**: building the agent from the stored session, interleaved, median; also per message.
+* **Bytes per cycle**: one more, untimed cycle with the session files diffed around every store call (new or
+  replaced files count whole, appended files their growth).
+* **Peak RSS**: in a fresh child process per side and length, how much `ru_maxrss` grows from after the
+  imports to after restoring the agent and holding it (the peak includes what the restore parses on the way).
+
+Strands' file store writes each file with `os.replace` but never fsyncs; the reference fsyncs every log
+append, state document and directory change, so the save columns favour strands in durability.
+"""
+
+
+def _tables(rows: list[Row]) -> list[Table]:
+    data = [r.to_json() for r in rows]
+    saves = Table(
+        "Persisting one cycle (2 messages): ms per invocation, medians",
+        [
+            Column("messages", "messages", "{:,}"),
+            Column("save_ms", "reference save", "{:.3f}"),
+            Column("save_min_ms", "min", "{:.3f}"),
+            Column("save_max_ms", "max", "{:.3f}"),
+            Column("store_signed_ms", "store-signed", "{:.3f}"),
+            Column("agent_signed_ms", "agent-signed", "{:.3f}"),
+            Column("first_save_ms", "first after restore", "{:.3f}"),
+            Column("strands_save_ms", "strands session", "{:.3f}"),
+            Column("strands_save_min_ms", "min", "{:.3f}"),
+            Column("strands_save_max_ms", "max", "{:.3f}"),
+            Column("save_ratio", "strands / reference", "{:.1f}x"),
+            Column("invocation_ms", "reference invocation", "{:.3f}"),
+            Column("strands_invocation_ms", "strands invocation", "{:.3f}"),
+        ],
+        data,
+    )
+    restore = Table(
+        "Restoring an agent from the stored session",
+        [
+            Column("messages", "messages", "{:,}"),
+            Column("restore_ms", "reference ms", "{:.1f}"),
+            Column("restore_us_per_message", "reference us/message", "{:.1f}"),
+            Column("strands_restore_ms", "strands ms", "{:.1f}"),
+            Column("strands_restore_us_per_message", "strands us/message", "{:.1f}"),
+            Column("restore_ratio", "strands / reference", "{:.1f}x"),
+        ],
+        data,
+    )
+    space = Table(
+        "Bytes written per cycle and peak RSS of a restored idle agent",
+        [
+            Column("messages", "messages", "{:,}"),
+            Column("written", "reference B/cycle", "{:,}"),
+            Column("strands_written", "strands B/cycle", "{:,}"),
+            Column("rss_mib", "reference MiB", "{:.1f}"),
+            Column("strands_rss_mib", "strands MiB", "{:.1f}"),
+        ],
+        data,
+    )
+    return [saves, restore, space]
+
+
+def run(scale: Scale) -> Section:
+    strands = _strands()
+    rows = measure(scale, strands)
+    notes = []
+    if strands is None:
+        notes.append(f"The strands columns are empty: {NOT_INSTALLED}.")
+    else:
+        built = ", ".join(f"{r.messages:,}: {r.strands_build_s:.1f} s" for r in rows if r.strands_build_s)
+        notes.append(f"Writing the strands sessions message by message took {built}.")
+    return Section(
+        key="sessions",
+        title="Sessions against history length",
+        method=METHOD,
+        tables=_tables(rows),
+        targets=_targets(rows, strands is not None),
+        notes=notes,
+    )
