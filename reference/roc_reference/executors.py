@@ -104,10 +104,19 @@ class ThreadPool:
         A job must not raise (``ConcurrentExecutor`` catches and carries failures back itself).
         """
         batch = _Batch(len(jobs))
-        for job in jobs:
-            self._submit(job, batch)
-        if jobs:
-            batch.done.wait()
+        submitted = 0
+        try:
+            for job in jobs:
+                self._submit(job, batch)
+                submitted += 1
+        finally:
+            if submitted < len(jobs):  # a thread failed to start: the error waits for the jobs running
+                with self._lock:
+                    batch.remaining -= len(jobs) - submitted
+                    if batch.remaining == 0:
+                        batch.done.set()
+            if jobs:
+                batch.done.wait()
 
     def _submit(self, job: Callable[[], None], batch: _Batch) -> None:
         with self._lock:
@@ -161,7 +170,8 @@ def _new_pool_after_fork() -> None:
     _POOL = ThreadPool()
 
 
-os.register_at_fork(after_in_child=_new_pool_after_fork)
+if hasattr(os, "register_at_fork"):  # POSIX; elsewhere there is no fork
+    os.register_at_fork(after_in_child=_new_pool_after_fork)
 
 
 class ConcurrentExecutor:

@@ -149,3 +149,30 @@ def test_interpreter_exit_does_not_wait_for_pooled_or_stuck_threads() -> None:
         "                 args=([ToolUse(tool_use_id='b', name='x', input={})], stuck)).start()\n"
     )
     subprocess.run([sys.executable, "-c", script], check=True, timeout=30)
+
+
+def test_a_thread_that_cannot_start_fails_the_cycle_after_the_running_bodies(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    finished: list[str] = []
+    starts = 0
+    real_start = threading.Thread.start
+
+    def start_twice(thread: threading.Thread) -> None:
+        nonlocal starts
+        starts += 1
+        if starts > 2:
+            raise RuntimeError("can't start new thread")
+        real_start(thread)
+
+    def run_one(use: ToolUse) -> ToolOutcome:
+        time.sleep(0.05)
+        finished.append(use.tool_use_id)
+        return ToolOutcome(use)
+
+    pool = ThreadPool()
+    monkeypatch.setattr(threading.Thread, "start", start_twice)
+    with pytest.raises(RuntimeError, match="can't start"):
+        ConcurrentExecutor(pool).run(uses(4), run_one)
+    assert sorted(finished) == ["t0", "t1"]  # both running bodies ended before the error surfaced
+    assert pool.threads == 2
