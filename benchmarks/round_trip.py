@@ -23,9 +23,9 @@ from benchmarks.common import Column, Scale, Section, Stats, Table, Target, inte
 ExecutorName = Literal["sequential", "concurrent"]
 EXECUTORS: tuple[ExecutorName, ...] = ("sequential", "concurrent")
 BATCHES: dict[Scale, tuple[int, ...]] = {"full": (1, 8, 64, 512), "quick": (1, 8)}
-# Rounds per executor and batch size, chosen so the full run stays near two and a half minutes on a 2-core
+# Rounds per executor and batch size, chosen so the full run takes under two minutes on a busy 2-core
 # machine. A sequential batch of N takes N stops, each handling the N-tool batch, so its cost grows with N
-# squared on both sides (about 30 s per round at 512): it gets the fewest rounds.
+# squared on both sides (20 to 30 s per round at 512): it gets the fewest rounds.
 REPEATS: dict[Scale, dict[ExecutorName, dict[int, int]]] = {
     "full": {
         "sequential": {1: 30, 8: 20, 64: 10, 512: 3},
