@@ -338,6 +338,27 @@ class HarnessClient:
             raise self._fault(AdapterError(rpc, f"reply has no JSON form: {exc}")) from exc
         return doc
 
+    def _decode_invoke(self, reply: hpb.InvokeResponse) -> dict[str, Any]:
+        """``_decode`` of an Invoke reply, its trace and history through ``wire.many_from_proto`` (each
+        distinct value mapped once: every reply repeats much of the one before), its other members one by
+        one from the reply itself (a copy of a message may list a Struct's members in another order).
+
+        The members come in the order the whole reply's mapping gives them (the set ones by field number,
+        then the empty lists); anything that does not map is left to that mapping, so the fault says what
+        it always said."""
+        try:
+            doc: dict[str, Any] = {}
+            for field, value in reply.ListFields():
+                if field.name in ("trace", "messages"):
+                    doc[field.json_name] = wire.many_from_proto(value)
+                else:
+                    doc[field.json_name] = jsonmap.from_proto(value)
+        except JsonMappingError:
+            return self._decode("Invoke", reply)
+        doc.setdefault("trace", [])
+        doc.setdefault("messages", [])
+        return doc
+
     def _check_harness_error(self, rpc: str, doc: dict[str, Any]) -> None:
         err = doc.get("harnessError")
         if err is not None:
@@ -409,7 +430,7 @@ class HarnessClient:
             self._record("Invoke", req_json, {"fault": f"{events} trace events"})
             limit = f"{events} trace events in one reply (at most {MAX_TRACE_EVENTS})"
             raise self._fault(AdapterError("Invoke", limit))
-        doc = self._decode("Invoke", reply)
+        doc = self._decode_invoke(reply)
         self._record("Invoke", req_json, doc)
         self._check_harness_error("Invoke", doc)
         for observe in self.observers:

@@ -12,7 +12,10 @@ with a missing, non-string or extra member and judge the runtime's own validatio
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any, cast
+
+from google.protobuf.message import Message
 
 from roc_conformance.pb import jsonmap
 from roc_conformance.pb.jsonmap import JsonMappingError
@@ -82,3 +85,65 @@ def invoke_input(req: hpb.InvokeRequest) -> dict[str, Any]:
 def resume_blocks(bodies: list[Any]) -> list[dict[str, Any]]:
     """The runtime's resume input for the harness's list of response bodies: each body wrapped, unchecked."""
     return [{"interruptResponse": body} for body in bodies]
+
+
+
+def many_to_proto(type_name: str, docs: list[Any]) -> list[Message]:
+    """The protos of a list of JSON values of one type, each built once per distinct value; the caller copies
+    them (``extend`` of a repeated field does).
+
+    Every Invoke reply carries the agent's whole history and a trace of events much like the ones before,
+    which a certify run sends thousands of times with a few hundred distinct values, and the pure-Python
+    ProtoJSON parser made mapping them again the largest share of the adapter kit's time. Keyed, like
+    ``agent_spec_to_proto``, by the exact JSON text; a value that cannot be mapped raises every time.
+    """
+    out = []
+    for doc in docs:
+        key = _json_key(type_name, doc)
+        cached = _TO_PROTO.get(key) if key is not None else None
+        if cached is None:
+            cached = jsonmap.to_proto(type_name, doc)
+            if key is not None:
+                _remember(_TO_PROTO, key, cached)
+        out.append(cached)
+    return out
+
+
+def many_from_proto(messages: Iterable[Message]) -> list[Any]:
+    """The JSON of a list of protos (the inverse of ``many_to_proto``), each mapped once per distinct message
+    and copied, so the caller owns what it gets. Keyed by the message type and its serialized bytes: equal
+    bytes parse to equal messages, with their map entries in the same order."""
+    out = []
+    for message in messages:
+        key = (message.DESCRIPTOR.full_name, message.SerializeToString())
+        cached = _FROM_PROTO.get(key)
+        if cached is None:
+            cached = jsonmap.from_proto(message)
+            _remember(_FROM_PROTO, key, cached)
+        out.append(_json_copy(cached))
+    return out
+
+
+_TO_PROTO: dict[tuple[str, str], Message] = {}
+_FROM_PROTO: dict[tuple[str, bytes], Any] = {}
+
+
+def _json_key(type_name: str, doc: Any) -> tuple[str, str] | None:
+    try:
+        return type_name, json.dumps(doc, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError):
+        return None
+
+
+def _remember(memo: dict[Any, Any], key: Any, value: Any) -> None:
+    if len(memo) >= _MAX_SPECS:
+        memo.clear()
+    memo[key] = value
+
+
+def _json_copy(value: Any) -> Any:
+    if type(value) is dict:
+        return {key: _json_copy(item) for key, item in value.items()}
+    if type(value) is list:
+        return [_json_copy(item) for item in value]
+    return value

@@ -394,7 +394,7 @@ class HarnessService(hgrpc.HarnessServiceServicer):
             doc["trace"] = trace.take()
             doc["messages"] = self.adapter.messages(live.agent)
             doc["state"] = self.adapter.state(live.agent)
-            return cast(hpb.InvokeResponse, jsonmap.to_proto("roc.conformance.v1.InvokeResponse", doc))
+            return _invoke_reply(doc)
         except Exception as exc:
             return hpb.InvokeResponse(
                 harness_error=harness_error(f"cannot encode reply: {exc!r}", traceback.format_exc())
@@ -534,6 +534,25 @@ class HarnessService(hgrpc.HarnessServiceServicer):
         with self._lock:
             self._agents.clear()
         self.adapter.close()
+
+
+def _invoke_reply(doc: dict[str, Any]) -> hpb.InvokeResponse:
+    """The reply of ``doc``; its trace and history are mapped item by item through ``wire.many_to_proto``
+    (which remembers each distinct value). Lists that do not map are left to the whole document's mapping,
+    so the error is the one it always was."""
+    trace, messages = doc.get("trace"), doc.get("messages")
+    try:
+        events = wire.many_to_proto("TraceEvent", trace) if isinstance(trace, list) else None
+        history = wire.many_to_proto("Message", messages) if isinstance(messages, list) else None
+    except Exception:  # whatever it is, the whole document's mapping says it as it always did
+        events = history = None
+    if events is None or history is None:
+        return cast(hpb.InvokeResponse, jsonmap.to_proto("roc.conformance.v1.InvokeResponse", doc))
+    rest = {key: ([] if key in ("trace", "messages") else value) for key, value in doc.items()}
+    reply = cast(hpb.InvokeResponse, jsonmap.to_proto("roc.conformance.v1.InvokeResponse", rest))
+    reply.trace.extend(cast(list[Any], events))  # copies: the remembered values stay untouched
+    reply.messages.extend(cast(list[Any], history))
+    return reply
 
 
 def _invoke_input(inp: dict[str, Any]) -> InvokeInput:
