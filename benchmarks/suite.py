@@ -448,7 +448,29 @@ def section(rows: list[dict[str, Any]], floor: Stats, certify: dict[str, Any] | 
     return Section("suite", "The suite's own speed", METHOD, tables, targets, list(NOTES))
 
 
-NOTES: tuple[str, ...] = ()
+NOTES: tuple[str, ...] = (
+    'A state-machine example is judged step by step through 30 to 40 RPCs, 60 to 80 % of them snapshot + '
+    'restore cycles (TakeSnapshot, DisposeAgent, RestoreAgent, a rule without arguments that the machine '
+    'draws often), so its rate is bound by the RPC round trip: the grpcio floor alone is most of a '
+    'millisecond on this machine, and the rate is far from 100 examples/s even in-process. A static '
+    'vector needs about 6 RPCs.',
+    'Profile (2026-12-02, `python -m benchmarks.suite --profile`, machine:sequential in-process, 100 '
+    "examples, self time by layer): protobuf's ProtoJSON and the suite's JSON <-> proto mapping 32 %, the"
+    ' standard library (json, copies, threading) 24 %, Hypothesis 20 %, the oracle 10 %, the reference '
+    'runtime 7 %, jsonschema 4 %. Over gRPC (the runner profiled alone, one machine, serial) the suite '
+    'process waited in the channel 37 % of its wall time, and suite CPU 15.4 s + adapter CPU 11.1 s '
+    'filled only 26.5 s of the 45 s: the rest is per-RPC wake-ups on a loaded 2-core machine.',
+    'Fix from the profile: every Invoke reply repeats the history and much of the trace of the one '
+    'before, and both ends mapped all of it through ProtoJSON again; they now map each distinct event and'
+    ' message once (adapter kit `_invoke_reply`, client `_decode_invoke`, `wire.many_to_proto` / '
+    "`many_from_proto`). Invoke's share of the mapping fell from 2.0 s to 0.7 s of the profile; in-"
+    'process A/B (60 examples, 4 rounds) CPU 4.18 -> 3.91 s. Certify A B A B at load 3.9-4.8: before 67.7'
+    ' / 71.5 s wall (state machines 55.5 / 63.4 s), after 49.8 / 67.3 s (38.5 / 58.9 s); same verdicts '
+    'and the same rpcCount (14167).',
+    "Left as they are: InspectAgent replies (now the largest mapping cost), the reference's snapshot "
+    'parsing on RestoreAgent (14 % of the in-process profile), and the share of snapshot + restore steps '
+    "in the machine's draws (changing it changes the examples).",
+)
 
 
 # -- profile -----------------------------------------------------------------------------------------------
