@@ -31,7 +31,7 @@ from __future__ import annotations
 import reprlib
 import threading
 from collections.abc import Callable, Mapping, Sequence, Set
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, TypeVar
 from urllib.parse import quote
@@ -114,10 +114,14 @@ class RaisePoint:
         return self.batch if self.kind == "before_tools" else (self.tool_use_id or "",)
 
 
-@dataclass
+@dataclass(frozen=True)
 class StoredInterrupt:
     """An interrupt of the current cycle and what the caller gave for it: an answer (``response``; null
-    answers are refused) or a decision (``decision``); neither = unanswered."""
+    answers are refused) or a decision (``decision``); neither = unanswered.
+
+    Immutable, its ``response`` included (a private copy nobody edits): storing an answer replaces the
+    entry, so a rollback copy of the state (``InterruptState.copy``) can share the entries.
+    """
 
     interrupt: Interrupt
     response: Any = None
@@ -257,18 +261,40 @@ class UnitRun:
 
 
 class AnswerBook:
-    """Read-only view of the stored interrupts for one cycle (shared by executor threads)."""
+    """Read-only view of the stored interrupts for one cycle (shared by executor threads).
+
+    Indexed once when the cycle starts: a batch of N tool uses then costs N lookups, not N scans of N.
+    """
 
     def __init__(self, stored: dict[str, StoredInterrupt]) -> None:
-        self._stored = stored
+        self._by_unit: dict[tuple[str, str | None, str], StoredInterrupt] = {}
+        self._bound: dict[str | None, list[StoredInterrupt]] = {}
+        for entry in stored.values():
+            src = entry.interrupt.source
+            unit = None if src.kind == "before_tools" else src.tool_use_id  # a batch is one unit
+            self._by_unit.setdefault((src.kind, unit, entry.interrupt.name), entry)
+            if entry.input_digest is not None:
+                self._bound.setdefault(src.tool_use_id, []).append(entry)
 
     def find(self, point: RaisePoint, name: str) -> StoredInterrupt | None:
-        for entry in self._stored.values():
-            src = entry.interrupt.source
-            same_unit = point.kind == "before_tools" or src.tool_use_id == point.tool_use_id
-            if entry.interrupt.name == name and src.kind == point.kind and same_unit:
-                return entry
-        return None
+        unit = None if point.kind == "before_tools" else point.tool_use_id
+        return self._by_unit.get((point.kind, unit, name))
+
+    def check_input(self, use: ToolUse) -> None:
+        """Refuse to run a tool use whose input differs from the one its stored interrupts were raised for.
+
+        ROC-SNAP-013, spec 10.2: called before the tool's BeforeToolCall callbacks and body run, so an answer
+        only ever approves the input it was given for, whatever happened to the input in between.
+        """
+        bound = self._bound.get(use.tool_use_id, [])
+        digest = input_digest(use.input) if bound else None  # once per tool use, not once per interrupt
+        for stored in bound:
+            if digest != stored.input_digest:
+                raise SnapshotInvalidError(
+                    f"input of tool use {use.tool_use_id!r} differs from the input interrupt "
+                    f"{stored.interrupt.id!r} was raised for",
+                    details={"interruptId": stored.interrupt.id, "toolUseId": use.tool_use_id},
+                )
 
 
 @dataclass
@@ -392,11 +418,13 @@ class InterruptState:
     def apply_answers(self, answers: Sequence[Resolution]) -> None:
         """Store validated answers and decisions; they stay until their batch completes (ROC-ANSWER-003,
         ROC-DECIDE-008)."""
+        stored = dict(self.interrupts)  # a new dict: a rollback copy keeps the old one (see ``copy``)
         for interrupt_id_, value in answers:
             if isinstance(value, Decision):
-                self.interrupts[interrupt_id_].decision = value
+                stored[interrupt_id_] = replace(stored[interrupt_id_], decision=value)
             else:
-                self.interrupts[interrupt_id_].response = json_copy(value)
+                stored[interrupt_id_] = replace(stored[interrupt_id_], response=json_copy(value))
+        self.interrupts = stored
 
     def resend_ids(self, prompt: Any) -> list[str]:
         """ROC-RESEND-001/002: the ids of well-formed blocks of ``prompt`` identical to an answer or decision
@@ -531,32 +559,12 @@ class InterruptState:
             message=None if decision is None else decision.message,
         )
 
-    def check_input(self, use: ToolUse) -> None:
-        """Refuse to run a tool use whose input differs from the one its stored interrupts were raised for.
-
-        ROC-SNAP-013, spec 10.2: called before the tool's BeforeToolCall callbacks and body run, so an answer
-        only ever approves the input it was given for, whatever happened to the input in between.
-        """
-        for stored in self.interrupts.values():
-            digest = stored.input_digest
-            bound = digest is not None and stored.interrupt.source.tool_use_id == use.tool_use_id
-            if bound and input_digest(use.input) != digest:
-                raise SnapshotInvalidError(
-                    f"input of tool use {use.tool_use_id!r} differs from the input interrupt "
-                    f"{stored.interrupt.id!r} was raised for",
-                    details={"interruptId": stored.interrupt.id, "toolUseId": use.tool_use_id},
-                )
-
     def copy(self) -> InterruptState:
-        """An independent copy (interrupt and message models are immutable; answers are deep-copied)."""
+        """An independent copy: the dict and list are new; the entries, the pending batch and what it holds
+        are immutable (no method changes them in place), so they are shared."""
         return InterruptState(
             activated=self.activated,
-            interrupts={
-                key: StoredInterrupt(
-                    entry.interrupt, json_copy(entry.response), entry.input_digest, entry.decision
-                )
-                for key, entry in self.interrupts.items()
-            },
+            interrupts=dict(self.interrupts),
             pending=self.pending,
             consumed=list(self.consumed),
         )

@@ -37,6 +37,7 @@ from .types import (
     ToolResult,
     ToolUse,
     error_result,
+    private_copy,
     tool_result_message,
 )
 
@@ -80,13 +81,13 @@ class Loop:
                 self.hooks.invoke(BeforeModelCallEvent(self.agent))
                 turn = self._call_model()
                 # A private copy: the model (and whoever holds its turns) keeps no handle on the batch.
-                turn = replace(turn, message=turn.message.model_copy(deep=True))
+                turn = replace(turn, message=private_copy(turn.message))
                 self.hooks.invoke(AfterModelCallEvent(self.agent, turn.message, turn.stop_reason))
                 if not turn.message.tool_uses():  # ROC-TOOL-001: the turn ends the invocation
                     self.append(turn.message)
                     stop = "end_turn" if turn.stop_reason == "tool_use" else turn.stop_reason
                     # The caller gets copies: nothing it holds aliases the history (spec 10.2).
-                    return AgentResult(stop_reason=stop, message=turn.message.model_copy(deep=True))
+                    return AgentResult(stop_reason=stop, message=private_copy(turn.message))
                 pending = PendingToolExecution(assistant_message=turn.message, completed_tool_results=[])
             outcome = self.run_cycle(pending)
             if outcome.interrupts:
@@ -96,8 +97,8 @@ class Loop:
                 # change the pending batch, what runs on resume, or the reasons a snapshot stores.
                 return AgentResult(
                     stop_reason="interrupt",
-                    message=pending.assistant_message.model_copy(deep=True),
-                    interrupts=[i.model_copy(deep=True) for i in reported],
+                    message=private_copy(pending.assistant_message),
+                    interrupts=[private_copy(i) for i in reported],
                 )
             assert outcome.result_message is not None
             # ROC-TOOL-003, ROC-TOOL-005: deferred append; both messages enter the history now, together.
@@ -157,7 +158,7 @@ class Loop:
 
     def run_tool(self, use: ToolUse, book: AnswerBook, ordinal: int) -> ToolOutcome:
         """BeforeToolCall fan-out, then cancel or the body, then AfterToolCall."""
-        self.interrupts.check_input(use)  # ROC-SNAP-013: the approved input is the input that runs
+        book.check_input(use)  # ROC-SNAP-013: the approved input is the input that runs
         before = BeforeToolCallEvent(self.agent, tool_use=use)
         point = RaisePoint("before_tool_call", ordinal, use.tool_use_id, use.name)
         raised = self.hooks.invoke_interruptible(before, UnitRun(point, book))
@@ -175,7 +176,7 @@ class Loop:
         else:
             body_point = RaisePoint("tool", ordinal, use.tool_use_id, use.name)
             # The body gets its own copy of the input: whatever it does to it, a replay runs the same input.
-            private = use.model_copy(deep=True)
+            private = private_copy(use)
             context = ToolContext(private, self.agent, UnitRun(body_point, book))
             ran |= {("tool", use.tool_use_id)}
             try:

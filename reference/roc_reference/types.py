@@ -12,7 +12,7 @@ import math
 import re
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, TypeVar
 
 import rfc8785
 from pydantic import (
@@ -221,6 +221,49 @@ class RocModel(BaseModel):
 
 
 # --- content blocks -------------------------------------------------------------------------------
+
+
+M = TypeVar("M", bound=RocModel)
+
+
+def private_copy(model: M) -> M:
+    """A copy of ``model`` that shares nothing mutable with it (ROC-SEC-016), made faster than a deep copy.
+
+    Models are frozen, so a member model holding no list or dict is shared as it is; only the containers
+    (a content list, a tool input, a JSON result or reason) and the models around them are new.
+    """
+    changes: dict[str, Any] = {}
+    for name, member in model.__dict__.items():  # a model's __dict__ holds its fields (extra is forbidden)
+        copied = _private_member(member)
+        if copied is not member:
+            changes[name] = copied
+    return _copy_with(model, changes) if changes else model
+
+
+def _private_member(value: Any) -> Any:
+    if isinstance(value, str):  # most members; tested first (a model test is an ABC check, slower)
+        return value
+    if isinstance(value, list):
+        return [_private_member(v) for v in value]
+    if isinstance(value, dict):
+        return json_copy(value)  # a dict member is JSON (an input, a reason, a JSON result, metadata)
+    if isinstance(value, RocModel):
+        return private_copy(value)
+    return value
+
+
+def _copy_with(model: M, changes: dict[str, Any]) -> M:
+    """``model`` with some fields replaced by values already valid for them, not validated again.
+
+    What ``model_copy(update=...)`` does, at a third of its cost (it also copies private and extra
+    attributes, which ``RocModel`` never has): a batch of N tool uses is copied at every stop.
+    """
+    copy = type(model).__new__(type(model))
+    object.__setattr__(copy, "__dict__", {**model.__dict__, **changes})
+    object.__setattr__(copy, "__pydantic_fields_set__", set(model.__pydantic_fields_set__))
+    object.__setattr__(copy, "__pydantic_extra__", None)
+    object.__setattr__(copy, "__pydantic_private__", None)
+    return copy
 
 
 class TextBlock(RocModel):
