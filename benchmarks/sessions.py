@@ -146,6 +146,7 @@ class _Reference:
     signing: str | None = None  # None, "store" (the store tags) or "agent" (the agent tags every snapshot)
     timer: _Timer = field(default_factory=_Timer)
     agent: Agent | None = None
+    session: FileSessionManager | None = None  # the manager of the agent last restored
     added: int = 0  # messages the agent appended (a hook counts them: no O(history) look at the transcript)
 
     def manager(self) -> FileSessionManager:
@@ -161,9 +162,10 @@ class _Reference:
 
     def restore(self) -> Agent:
         agent_keys = {KEY_ID: KEY} if self.signing == "agent" else None
+        self.session = self.manager()
         return Agent(
             _Answer(),
-            session=self.manager(),
+            session=self.session,
             agent_id=AGENT_ID,
             integrity_keys=agent_keys,
             signing_key_id=KEY_ID if agent_keys else None,
@@ -174,8 +176,8 @@ class _Reference:
         cycle, which is the first save after a restore."""
         agent = self.agent = self.agent if restored and self.agent is not None else self.restore()
         agent.hooks.add_callback(MessageAddedEvent, self._count)
-        session = agent._session
-        assert isinstance(session, FileSessionManager)
+        session = self.session
+        assert session is not None
         session.save = self.timer.wrap(session.save)  # type: ignore[method-assign]
         return self.cycle().save
 
@@ -253,6 +255,7 @@ class _Strands:
     session_id: str
     timer: _Timer = field(default_factory=_Timer)
     agent: Any = None
+    session: Any = None  # the manager of the agent last restored
 
     def restore(self) -> Any:
         from strands import Agent as StrandsAgent
@@ -264,9 +267,10 @@ class _Strands:
 
         # The null conversation manager keeps the whole history, as a RoC agent does (the default sliding
         # window would drop all but the last 40 messages from memory).
+        self.session = StrandsFileSessionManager(session_id=self.session_id, storage_dir=str(self.root))
         return StrandsAgent(
             model=_strands_model(Model),
-            session_manager=StrandsFileSessionManager(session_id=self.session_id, storage_dir=str(self.root)),
+            session_manager=self.session,
             conversation_manager=NullConversationManager(),
             agent_id=AGENT_ID,
             callback_handler=None,
@@ -281,7 +285,8 @@ class _Strands:
         """
         from strands.types.session import SessionMessage  # type: ignore[import-not-found]
 
-        manager = self.restore()._session_manager
+        self.restore()
+        manager = self.session
         for index, message in enumerate(messages):
             record = SessionMessage.from_message(message, index)
             if index < STRANDS_API_BUILD:
@@ -291,8 +296,8 @@ class _Strands:
             path.write_text(json.dumps(record.to_dict(), indent=2, ensure_ascii=False), encoding="utf-8")
 
     def open(self, *, restored: bool = False) -> float:
-        agent = self.agent = self.agent if restored and self.agent is not None else self.restore()
-        manager = agent._session_manager
+        self.agent = self.agent if restored and self.agent is not None else self.restore()
+        manager = self.session
         # Every session call the agent makes in a cycle: one per appended message, one sync per message and
         # one after the invocation (the hooks look these up on the manager at call time).
         manager.append_message = self.timer.wrap(manager.append_message)
@@ -347,8 +352,7 @@ def _written(before: _Tree, after: _Tree) -> int:
 def _bytes_of_cycle(side: _Reference | _Strands, calls: list[str]) -> int:
     """Run one untimed cycle with the files diffed around each session call (a file replaced twice in a
     cycle counts twice); the diffs stay outside every timed cycle because they walk the session directory."""
-    agent: Any = side.agent
-    target: Any = agent._session if isinstance(side, _Reference) else agent._session_manager
+    target: Any = side.session
     root = side.session_dir()
     written = [0]
     originals = {name: getattr(target, name) for name in calls}

@@ -29,6 +29,7 @@ def test_the_reference_side_did_the_work(section: Section) -> None:
     for row in saves.rows:
         assert 0 < row["save_min_ms"] <= row["save_ms"] <= row["save_max_ms"]
         assert row["invocation_ms"] >= row["save_ms"]  # each invocation contains its saves
+        assert row["save_cpu_ms"] > 0
         assert row["store_signed_ms"] > 0
         assert row["agent_signed_ms"] > 0
         assert row["first_save_ms"] > 0
