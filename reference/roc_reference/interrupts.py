@@ -462,7 +462,8 @@ class InterruptState:
         if not self.activated or self.pending is None:
             return []
         entries: list[dict[str, Any]] = []
-        for stored in self._ordered(list(self.interrupts.values()), lambda s: s.interrupt):
+        uses = self.pending.assistant_message.tool_uses()
+        for stored in self._ordered(list(self.interrupts.values()), lambda s: s.interrupt, uses):
             doc = stored.interrupt.to_json()
             normalized = stored.normalized()
             if normalized is not None:
@@ -470,11 +471,14 @@ class InterruptState:
             entries.append(doc)
         return entries
 
-    def _ordered(self, items: list[_T], interrupt_of: Callable[[_T], Interrupt]) -> list[_T]:
-        # ROC-STOP-010: batch-level interrupts first, then by tool use, BeforeToolCall before the body; the
-        # stable sort keeps the registration order of the callbacks of one event instance.
-        assert self.pending is not None
-        order = {u.tool_use_id: n for n, u in enumerate(self.pending.assistant_message.tool_uses())}
+    @staticmethod
+    def _ordered(
+        items: list[_T], interrupt_of: Callable[[_T], Interrupt], uses: Sequence[ToolUse]
+    ) -> list[_T]:
+        # ROC-STOP-010: batch-level interrupts first, then by tool use (``uses``: the pending batch's),
+        # BeforeToolCall before the body; the stable sort keeps the registration order of the callbacks of
+        # one event instance.
+        order = {u.tool_use_id: n for n, u in enumerate(uses)}
         rank = {"before_tools": 0, "before_tool_call": 1, "tool": 2}
 
         def key(item: _T) -> tuple[int, int]:
@@ -506,7 +510,8 @@ class InterruptState:
         # (ROC-PENDING-001) keeps the registration order of one event's callbacks, answered or not.
         staying = raised_ids | {v.interrupt.id for v in carried}
         kept = {k: v for k, v in self.interrupts.items() if v.answered or k in staying}
-        inputs = {u.tool_use_id: u.input for u in pending.assistant_message.tool_uses()}
+        uses = pending.assistant_message.tool_uses()  # once per stop: a batch may hold many tool uses
+        inputs = {u.tool_use_id: u.input for u in uses}
         for interrupt in raised:
             if interrupt.id in kept:  # raised again: the same interrupt (ROC-REPLAY-004), its digest kept
                 continue
@@ -518,7 +523,7 @@ class InterruptState:
         self.pending = pending
         self.activated = True
         reported = [*raised, *(s.interrupt for s in carried)]
-        return self._ordered(reported, lambda i: i)  # ROC-STOP-010
+        return self._ordered(reported, lambda i: i, uses)  # ROC-STOP-010
 
     def complete_cycle(self) -> None:
         """Consumption: the batch's answers and decisions are used up when it completes (ROC-ANSWER-007,

@@ -148,12 +148,16 @@ class Loop:
 
         # ROC-TOOL-004: results in tool-use order, whatever the completion order.
         ordered = [results[u.tool_use_id] for u in uses if u.tool_use_id in results]
+        so_far = PendingToolExecution(assistant_message=assistant, completed_tool_results=ordered)
+        if interrupts and not self.hooks.has_callbacks(AfterToolsEvent):
+            # The result message of an interrupted cycle is seen by AfterTools callbacks alone; without any
+            # it is not built (a sequential batch of N stops N times, each with up to N results).
+            return CycleOutcome(interrupts, so_far, None, frozenset(ran))
         message = tool_result_message(ordered)
         # ROC-HOOK-010, ROC-HOOK-011: AfterTools fires once for every cycle whose BeforeTools let the batch
         # proceed, carrying the result message as it stands (preserved + new results; only some when a
         # tool interrupted).
         self.hooks.invoke(AfterToolsEvent(self.agent, assistant, message))
-        so_far = PendingToolExecution(assistant_message=assistant, completed_tool_results=ordered)
         return CycleOutcome(interrupts, so_far, message, frozenset(ran))
 
     def run_tool(self, use: ToolUse, book: AnswerBook, ordinal: int) -> ToolOutcome:

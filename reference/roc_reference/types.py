@@ -196,9 +196,23 @@ def parse_rfc3339(text: str) -> datetime:
 
 
 class RocModel(BaseModel):
-    """Base: camelCase aliases, unknown fields rejected, immutable, optionals omitted when ``None``."""
+    """Base: camelCase aliases, unknown fields rejected, immutable."""
 
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True)
+
+    def to_json(self) -> dict[str, Any]:
+        """The spec JSON of this value (a fresh dict)."""
+        data = self.model_dump(mode="json", by_alias=True)
+        assert isinstance(data, dict)
+        return data
+
+
+class OptionalMembersModel(RocModel):
+    """A model with optional members that are left out of its JSON when their value is ``None``.
+
+    Only the models that have such members derive from it: the serializer below is a Python call per
+    model instance, which a message of N tool uses would otherwise pay 4N times.
+    """
 
     # JSON names (aliases) of optional members that are left out of the JSON when their value is None.
     # Members not listed here (e.g. a JSON content value) keep an explicit null.
@@ -211,12 +225,6 @@ class RocModel(BaseModel):
             for key in self._omit_if_none:
                 if key in data and data[key] is None:
                     del data[key]
-        return data
-
-    def to_json(self) -> dict[str, Any]:
-        """The spec JSON of this value (a fresh dict)."""
-        data = self.model_dump(mode="json", by_alias=True)
-        assert isinstance(data, dict)
         return data
 
 
@@ -335,7 +343,7 @@ class ToolResultBlock(RocModel):
     tool_result: ToolResult
 
 
-class InterruptResponse(RocModel):
+class InterruptResponse(OptionalMembersModel):
     """``{interruptId, response, metadata?}``: the caller's answer to one interrupt.
 
     ``metadata`` (spec 2.2) is the caller's extension point, e.g. who approved: accepted, never handed to
@@ -368,7 +376,7 @@ class InterruptResponseBlock(RocModel):
 ContentBlock = TextBlock | ToolUseBlock | ToolResultBlock | InterruptResponseBlock
 
 
-class Message(RocModel):
+class Message(OptionalMembersModel):
     """``{role, content: [ContentBlock], metadata?}``.
 
     ``metadata`` is the data model's one extension point (spec 2.3): an implementation-defined JSON object
@@ -416,7 +424,7 @@ def error_result(tool_use_id: str, text: str) -> ToolResult:
 # --- interrupts -----------------------------------------------------------------------------------
 
 
-class InterruptSource(RocModel):
+class InterruptSource(OptionalMembersModel):
     """Where an interrupt was raised, so a UI can tell which tool call an approval is for (ROC-MODEL-003)."""
 
     _omit_if_none = frozenset({"toolUseId", "toolName", "nodeId"})
@@ -441,7 +449,7 @@ class InterruptSource(RocModel):
         return self
 
 
-class Interrupt(RocModel):
+class Interrupt(OptionalMembersModel):
     """``{id, name, reason?, source, responseSchema?, expiresAt?, metadata?}`` as returned to callers.
 
     ``reason`` ``None`` is no reason (ROC-MODEL-007): the JSON then has no ``reason`` member, which is also
