@@ -264,11 +264,13 @@ def _copy_with(model: M, changes: dict[str, Any]) -> M:
     """``model`` with some fields replaced by values already valid for them, not validated again.
 
     What ``model_copy(update=...)`` does, at a third of its cost (it also copies private and extra
-    attributes, which ``RocModel`` never has): a batch of N tool uses is copied at every stop.
+    attributes, which ``RocModel`` never has): a batch of N tool uses is copied at every stop. The set of
+    explicitly given field names is pydantic's bookkeeping, not data, and nothing changes it on a frozen
+    model (``model_copy`` copies it before updating), so the copy shares it.
     """
     copy = type(model).__new__(type(model))
     object.__setattr__(copy, "__dict__", {**model.__dict__, **changes})
-    object.__setattr__(copy, "__pydantic_fields_set__", set(model.__pydantic_fields_set__))
+    object.__setattr__(copy, "__pydantic_fields_set__", model.__pydantic_fields_set__)
     object.__setattr__(copy, "__pydantic_extra__", None)
     object.__setattr__(copy, "__pydantic_private__", None)
     return copy
