@@ -384,9 +384,9 @@ class InterruptState:
                     details={"interruptId": body.interrupt_id},
                 )
             seen.add(body.interrupt_id)
-        pending = {i.id for i in self.unanswered()}
         for body in bodies:  # ROC-RESUME-007, ROC-ANSWER-004, ROC-ANSWER-009, ROC-DECIDE-008
-            if body.interrupt_id not in pending:
+            stored = self.interrupts.get(body.interrupt_id)
+            if stored is None or stored.answered:  # not an unanswered pending interrupt
                 raise UnknownInterruptError(
                     f"no unanswered pending interrupt with id {body.interrupt_id!r}",
                     details={"interruptId": body.interrupt_id},
