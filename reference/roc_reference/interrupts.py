@@ -28,6 +28,7 @@ recomputing the id, so a snapshot written by another implementation (other id fo
 
 from __future__ import annotations
 
+import re
 import reprlib
 import threading
 from collections.abc import Callable, Mapping, Sequence, Set
@@ -82,8 +83,18 @@ _T = TypeVar("_T")
 
 def interrupt_id(kind: InterruptSourceKind, batch: int, scope: Sequence[str], unit: str, name: str) -> str:
     """The deterministic id of a raise point (see the module docstring for the derivation)."""
-    encoded_scope = ",".join(quote(part, safe="") for part in scope)
-    return f"roc1:{kind}:{batch}:{encoded_scope}:{unit}:{quote(name, safe='')}"
+    encoded_scope = ",".join(_percent_encoded(part) for part in scope)
+    return f"roc1:{kind}:{batch}:{encoded_scope}:{unit}:{_percent_encoded(name)}"
+
+
+# The characters ``quote(..., safe="")`` never escapes (RFC 3986 unreserved).
+_UNRESERVED = re.compile(r"[A-Za-z0-9_.~-]*", re.ASCII)
+
+
+def _percent_encoded(text: str) -> str:
+    # The same text as quote(text, safe=""); most ids and names need no escape, and quote costs several
+    # microseconds even then (every tool use of a batch mints an id each time its body asks).
+    return text if _UNRESERVED.fullmatch(text) else quote(text, safe="")
 
 
 class InterruptRaised(BaseException):

@@ -4,11 +4,14 @@ frozen parts are shared, and a rollback copy of the interrupt state stays as it 
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from refsupport import answers, use
 from roc_reference import Agent, ScriptedModel, SequentialExecutor, ToolContext, tool
-from roc_reference.interrupts import AnswerBook, InterruptState, RaisePoint, StoredInterrupt
+from roc_reference.interrupts import AnswerBook, InterruptState, RaisePoint, StoredInterrupt, _percent_encoded
 from roc_reference.types import (
     Interrupt,
     InterruptSource,
@@ -137,3 +140,15 @@ def test_a_sequential_batch_hands_out_an_independent_message_at_every_stop() -> 
     assert ran == [0, 0, 1, 1, 2, 2]  # every tool ran with its own input, first to its pause, then replayed
     pending = agent.messages[-3].to_json()["content"]
     assert [b["toolUse"]["input"] for b in pending] == [{"index": i} for i in range(3)]
+
+
+@given(st.text())
+def test_ids_percent_encode_as_quote_does(text: str) -> None:
+    # The unreserved-characters shortcut of interrupt ids writes what urllib's quote writes.
+    try:
+        expected = quote(text, safe="")
+    except UnicodeEncodeError:  # a lone surrogate: quote refuses it, and so must the id
+        with pytest.raises(UnicodeEncodeError):
+            _percent_encoded(text)
+        return
+    assert _percent_encoded(text) == expected
