@@ -2,9 +2,10 @@
 
 For each history length H an idle agent restored from a stored session of H messages runs cycles of one
 invocation that adds two messages (a prompt and a text answer, from a model that answers in constant time).
-Measured per side, in one process, interleaved: the time spent persisting one cycle, the whole invocation,
-the restore of an agent from the stored session, the bytes a cycle writes, and the peak RSS of a process
-holding the restored agent (a fresh child process per side and size).
+Measured per side: the time spent persisting one cycle, the whole invocation, the restore of an agent from
+the stored session, the bytes a cycle writes, and the peak RSS of a process holding the restored agent. Up to
+1,000 messages the sides run interleaved in this process (the peak RSS in a fresh child per side); from
+10,000, where one restore takes seconds, each side restores once and runs its cycles in a fresh child.
 """
 
 from __future__ import annotations
@@ -31,17 +32,22 @@ from roc_reference.types import Message, TextBlock
 from benchmarks.common import Column, Scale, Section, Stats, Table, Target, interleaved, ratio
 
 SIZES: dict[Scale, tuple[int, ...]] = {"full": (10, 1_000, 10_000, 100_000), "quick": (10, 1_000)}
+# Lengths whose restores take seconds: each side restores once, in a fresh child process that also runs its
+# cycles (the peak RSS, the first save and the cycles come from that process); below, in-process, interleaved.
+CHILD_SIZES: dict[Scale, tuple[int, ...]] = {"full": (10_000, 100_000), "quick": (1_000,)}
 CYCLES: dict[Scale, int] = {"full": 30, "quick": 3}
-# Repeats by history length (the entry of the largest listed length not above it). Restoring 100,000
-# messages takes tens of seconds on either side and a strands invocation at 100,000 seconds, so those run
-# fewer times; the reference's cycles are milliseconds and run CYCLES times at every length.
-RESTORES: dict[Scale, dict[int, int]] = {"full": {0: 5, 10_000: 2, 100_000: 1}, "quick": {0: 1}}
+# Repeats by history length (the entry of the largest listed length not above it). In-process restores
+# only (a child restores once); a strands invocation at 100,000 messages takes seconds, so strands runs
+# fewer cycles there; the reference's cycles are milliseconds and run CYCLES times at every length.
+RESTORES: dict[Scale, dict[int, int]] = {"full": {0: 5}, "quick": {0: 1}}
 STRANDS_CYCLES: dict[Scale, dict[int, int]] = {"full": {0: 30, 10_000: 3, 100_000: 1}, "quick": {0: 3}}
-# The signed variants need their own sessions and restores; up to this length (see the notes for 100,000).
+# The store-signed variant needs its own session and restore; up to this length (see the notes for 100,000).
 SIGNED_UP_TO: dict[Scale, int] = {"full": 10_000, "quick": 1_000}
-STRANDS_API_BUILD = 10_000  # strands message files written through its repository API (see _Strands.build)
-# Agent-signed saves canonicalize the whole history twice a cycle (seconds at 100,000): a few cycles say it.
+# Agent-signed saves canonicalize the whole history twice a cycle, O(history) by nature: one length and a
+# few cycles show it.
+AGENT_SIGNED_AT: dict[Scale, int] = {"full": 1_000, "quick": 1_000}
 AGENT_SIGNED_CYCLES: dict[Scale, int] = {"full": 3, "quick": 1}
+STRANDS_API_BUILD = 1_000  # strands message files written through its repository API (see _Strands.build)
 FLAT_GOAL = 0.10  # the reference's save per cycle at the largest H at most 10 % above H = 10
 LINEAR_GOAL = 2.0  # restore time per message at the largest H within this factor of H = 10,000 (1,000 quick)
 AGENT_ID = "bench"
@@ -349,32 +355,39 @@ def _written(before: _Tree, after: _Tree) -> int:
     return total
 
 
-def _bytes_of_cycle(side: _Reference | _Strands, calls: list[str]) -> int:
-    """Run one untimed cycle with the files diffed around each session call (a file replaced twice in a
-    cycle counts twice); the diffs stay outside every timed cycle because they walk the session directory."""
+def _bytes_of_cycle(side: _Reference | _Strands, calls: list[str]) -> tuple[int, Cycle]:
+    """Run one cycle with the files diffed around each session call (a file replaced twice in a cycle
+    counts twice): its bytes, and the cycle itself as a timed sample. The diffs walk the session directory
+    outside the timed store calls (the timer wraps the call inside the diff), and their seconds are taken
+    off the invocation's wall time, so the sample times what the other cycles time."""
     target: Any = side.session
     root = side.session_dir()
     written = [0]
+    walking = [0.0]
     originals = {name: getattr(target, name) for name in calls}
 
     def diffed(call: Callable[..., Any]) -> Callable[..., Any]:
         def run(*args: Any, **kwargs: Any) -> Any:
+            started = time.perf_counter()
             before = _tree(root)
+            walking[0] += time.perf_counter() - started
             try:
                 return call(*args, **kwargs)
             finally:
+                started = time.perf_counter()
                 written[0] += _written(before, _tree(root))
+                walking[0] += time.perf_counter() - started
 
         return run
 
     for name, call in originals.items():
         setattr(target, name, diffed(call))
     try:
-        side.cycle()
+        cycle = side.cycle()
     finally:
         for name, call in originals.items():
             setattr(target, name, call)
-    return written[0]
+    return written[0], cycle._replace(total=cycle.total - walking[0])
 
 
 # --- peak RSS ----------------------------------------------------------------------------------------------
@@ -393,11 +406,22 @@ def _peak_kib() -> int:
     return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)  # no procfs: the best there is
 
 
+def _warm_up(side: str) -> None:
+    """Restore an agent from a 10-message session and run one cycle, then drop both: the measured restore
+    is then not the process's first (a first call imports lazily, compiles and fills caches), as in-process
+    the median of repeated restores leaves the first out. Its peak counts in the baseline, like the imports.
+    """
+    with tempfile.TemporaryDirectory(prefix="roc-bench-warm-") as tmp:
+        warm = _Reference(Path(tmp), "warm") if side == "reference" else _Strands(Path(tmp), "warm")
+        warm.build(history(10))
+        warm.open()
+
+
 def _rss_child(side: str, root: str, session_id: str) -> None:
-    """In a fresh process: import, note the peak resident set size, restore the agent and hold it, and print
-    how much the peak grew, in KiB. The imports' own peak is the baseline, so one child per measurement."""
-    if side == "strands":
-        _strands_model(__import__("strands.models", fromlist=["Model"]).Model)  # what the restore imports
+    """In a fresh process: warm up, note the peak resident set size, restore the agent and hold it, and
+    print how much the peak grew, in KiB. The warm-up's own peak is the baseline, so one child per
+    measurement."""
+    _warm_up(side)
     imported = _peak_kib()
     holder = _Reference(Path(root), session_id) if side == "reference" else _Strands(Path(root), session_id)
     holder.agent = holder.restore()
@@ -438,6 +462,7 @@ class Row:
     strands_written: int | None = None
     strands_rss_mib: float | None = None
     strands_build_s: float | None = None
+    wall_s: float | None = None  # this length's whole measurement, building the sessions included
 
     def to_json(self) -> dict[str, Any]:
         def ms(stats: Stats | None, part: str = "median") -> float | None:
@@ -477,92 +502,182 @@ class Row:
         }
 
 
-def _measure_size(scale: Scale, size: int, work: Path, strands: Any | None, rss: bool) -> Row:
-    messages = history(size)
-    plain = _Reference(work / "roc", f"plain-{size}")
-    plain.build(messages)
-    signed = size <= SIGNED_UP_TO[scale]
-    store_signed = _Reference(work / "roc", f"store-signed-{size}", signing="store")
-    agent_signed = _Reference(work / "roc", f"agent-signed-{size}", signing="agent")
-    if signed:
-        store_signed.build(messages)
-        agent_signed.build(messages)
-    peer = None
-    build_s = None
-    if strands is not None:
-        peer = _Strands(work / "strands", f"s{size}")
-        started = time.perf_counter()
-        peer.build(messages)
-        build_s = time.perf_counter() - started
+class _Measured(NamedTuple):
+    """One side's cycles after its restore: the first save, the timed cycles, the bytes of one cycle."""
 
-    # Restores, interleaved; the agents of the last round run the cycles (a restore at 100,000 takes seconds).
-    restore_sides: dict[str, Callable[[], float]] = {"reference": lambda: _restore_into(plain)}
-    if peer is not None:
-        restore_sides["strands"] = lambda: _restore_into(peer)
-    restores = interleaved(restore_sides, _repeats(RESTORES[scale], size))
+    first_save: float
+    cycles: list[Cycle]
+    written: int | None  # None: not counted (the signed variants)
 
-    rss_mib = strands_rss = None
-    if rss:
-        rss_mib = _peak_rss_mib("reference", plain.root, plain.session_id)
-        if peer is not None:
-            strands_rss = _peak_rss_mib("strands", peer.root, peer.session_id)
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "first_save": self.first_save,
+            "cycles": [list(c) for c in self.cycles],
+            "written": self.written,
+        }
 
-    # The first cycle after a restore: the store has not yet seen the agent's history lineage (see notes).
-    first = plain.open(restored=True)
-    strands_first = peer.open(restored=True) if peer is not None else None
-    if signed:
-        store_signed.open()
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> _Measured:
+        return cls(data["first_save"], [Cycle(*c) for c in data["cycles"]], data["written"])
 
-    cycles_of: dict[str, list[Cycle]] = {}
 
-    def cycle_of(name: str, side: _Reference | _Strands) -> Callable[[], float]:
+def _reference_sides(scale: Scale, size: int, work: Path) -> dict[str, _Reference]:
+    """The reference sessions at ``size``: plain, and the signed variants where they run."""
+    root = work / "roc"
+    sides = {"reference": _Reference(root, f"plain-{size}")}
+    if size <= SIGNED_UP_TO[scale]:
+        sides["store-signed"] = _Reference(root, f"store-signed-{size}", signing="store")
+    if size == AGENT_SIGNED_AT[scale]:
+        sides["agent-signed"] = _Reference(root, f"agent-signed-{size}", signing="agent")
+    return sides
+
+
+def _strands_side(size: int, work: Path) -> _Strands:
+    return _Strands(work / "strands", f"s{size}")
+
+
+def _after_restore(scale: Scale, size: int, sides: dict[str, _Reference | _Strands]) -> dict[str, _Measured]:
+    """Run the cycles of every side given, its ``reference`` and ``strands`` agents already restored.
+
+    Each side's first cycle after its restore is timed apart (the store has not yet seen the agent's
+    lineage); then the cycles run interleaved, a side with fewer cycles in the first rounds only, the others
+    going on alone (still alternating). The last cycle of the plain sides also counts the bytes it writes.
+    """
+    counts = {"reference": CYCLES[scale], "store-signed": CYCLES[scale]}
+    counts["strands"] = min(CYCLES[scale], _repeats(STRANDS_CYCLES[scale], size))
+    calls = {"reference": ["save"], "strands": ["append_message", "sync_agent"]}
+    firsts = {name: side.open(restored=name in calls) for name, side in sides.items() if name in counts}
+    cycles_of: dict[str, list[Cycle]] = {name: [] for name in firsts}
+
+    def cycle_of(name: str) -> Callable[[], float]:
         def run_cycle() -> float:
-            cycle = side.cycle()
-            cycles_of.setdefault(name, []).append(cycle)
+            cycle = sides[name].cycle()
+            cycles_of[name].append(cycle)
             return cycle.save
 
         return run_cycle
 
-    own_sides = {"reference": cycle_of("reference", plain)}
-    if signed:
-        own_sides["store-signed"] = cycle_of("store-signed", store_signed)
-    cycles = CYCLES[scale]
-    # A strands cycle at 100,000 messages takes seconds; it runs in the first rounds only, the reference
-    # sides go on alone (still alternating) up to the same number of cycles at every size.
-    shared = min(cycles, _repeats(STRANDS_CYCLES[scale], size)) if peer is not None else 0
-    if peer is not None:
-        interleaved({**own_sides, "strands": cycle_of("strands", peer)}, shared)
-    if cycles > shared:
-        interleaved(own_sides, cycles - shared)
+    # The plain sides' last cycle is the bytes-counting one below.
+    rounds = {name: counts[name] - (name in calls) for name in firsts}
+    done = 0
+    for stop in sorted(set(rounds.values())):
+        if stop > done:
+            interleaved({name: cycle_of(name) for name in firsts if rounds[name] >= stop}, stop - done)
+        done = stop
+    measured: dict[str, _Measured] = {}
+    for name in firsts:
+        written = None
+        if name in calls:
+            written, cycle = _bytes_of_cycle(sides[name], calls[name])
+            cycles_of[name].append(cycle)
+        measured[name] = _Measured(firsts[name], cycles_of[name], written)
+    if "agent-signed" in sides:
+        # Agent-signed saves canonicalize the whole history twice a cycle: alone, a few cycles.
+        agent_signed = sides["agent-signed"]
+        first = agent_signed.open()
+        cycles = [agent_signed.cycle() for _ in range(AGENT_SIGNED_CYCLES[scale])]
+        measured["agent-signed"] = _Measured(first, cycles, None)
+    return measured
 
-    agent_signed_saves = None
-    if signed:
-        agent_signed.open()
-        agent_signed_saves = Stats.of([agent_signed.cycle().save for _ in range(AGENT_SIGNED_CYCLES[scale])])
 
-    written = _bytes_of_cycle(plain, ["save"])
-    strands_written = _bytes_of_cycle(peer, ["append_message", "sync_agent"]) if peer is not None else None
+def _child(side: str, work: str, size: int, scale: Scale) -> None:
+    """In a fresh process, everything of one side at one length: warm up (``_warm_up``), note the peak
+    resident set size, restore the agent (timed) and note how much the peak grew, then run its cycles
+    (``_after_restore``). Prints the measurements as one JSON line."""
+    _warm_up(side)
+    imported = _peak_kib()
+    sides: dict[str, _Reference | _Strands] = (
+        dict(_reference_sides(scale, size, Path(work)))
+        if side == "reference"
+        else {"strands": _strands_side(size, Path(work))}
+    )
+    restore = _restore_into(sides[side])
+    grown = _peak_kib() - imported
+    measured = _after_restore(scale, size, sides)
+    print(
+        json.dumps(
+            {"restore": restore, "rss_kib": grown, "sides": {n: m.to_json() for n, m in measured.items()}}
+        )
+    )
+
+
+def _in_child(side: str, work: Path, size: int, scale: Scale) -> tuple[float, float, dict[str, _Measured]]:
+    """``_child`` in a fresh interpreter: the restore's seconds, the peak RSS growth in MiB, the cycles."""
+    code = f"from benchmarks.sessions import _child; _child({side!r}, {str(work)!r}, {size!r}, {scale!r})"
+    repo = Path(__file__).resolve().parents[1]
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=repo, capture_output=True, text=True, check=True, timeout=900
+    )
+    data = json.loads(done.stdout.strip().splitlines()[-1])
+    sides = {name: _Measured.from_json(value) for name, value in data["sides"].items()}
+    return float(data["restore"]), int(data["rss_kib"]) / 1024, sides
+
+
+def _measure_size(scale: Scale, size: int, work: Path, strands: Any | None, rss: bool) -> Row:
+    started = time.perf_counter()
+    messages = history(size)
+    sides: dict[str, _Reference | _Strands] = dict(_reference_sides(scale, size, work))
+    for side in sides.values():
+        side.build(messages)
+    plain = sides["reference"]
+    build_s = None
+    if strands is not None:
+        peer = sides["strands"] = _strands_side(size, work)
+        build_started = time.perf_counter()
+        peer.build(messages)
+        build_s = time.perf_counter() - build_started
+    del messages
+
+    rss_mib = strands_rss = None
+    if size in CHILD_SIZES[scale]:
+        # One restore per side: everything of a side in one fresh process, the sides one after the other.
+        restore_s, rss_mib, measured = _in_child("reference", work, size, scale)
+        restores = {"reference": Stats.of([restore_s])}
+        if strands is not None:
+            restore_s, strands_rss, of_strands = _in_child("strands", work, size, scale)
+            restores["strands"] = Stats.of([restore_s])
+            measured.update(of_strands)
+    else:
+        # Restores, interleaved; the agents of the last round run the cycles.
+        restore_sides: dict[str, Callable[[], float]] = {
+            name: _restore_timer(sides[name]) for name in ("reference", "strands") if name in sides
+        }
+        restores = interleaved(restore_sides, _repeats(RESTORES[scale], size))
+        if rss:
+            rss_mib = _peak_rss_mib("reference", plain.root, plain.session_id)
+            if strands is not None:
+                strands_rss = _peak_rss_mib("strands", sides["strands"].root, sides["strands"].session_id)
+        measured = _after_restore(scale, size, sides)
+
+    ref = measured["reference"]
+    assert ref.written is not None
     row = Row(
         messages=size,
-        save=_stats(cycles_of["reference"], "save"),
-        save_cpu=_stats(cycles_of["reference"], "save_cpu"),
-        save_store_signed=_stats(cycles_of["store-signed"], "save") if signed else None,
-        save_agent_signed=agent_signed_saves,
-        first_save=first,
-        invocation=_stats(cycles_of["reference"], "total"),
+        save=_stats(ref.cycles, "save"),
+        save_cpu=_stats(ref.cycles, "save_cpu"),
+        save_store_signed=_stats(measured["store-signed"].cycles, "save")
+        if "store-signed" in measured
+        else None,
+        save_agent_signed=_stats(measured["agent-signed"].cycles, "save")
+        if "agent-signed" in measured
+        else None,
+        first_save=ref.first_save,
+        invocation=_stats(ref.cycles, "total"),
         restore=restores["reference"],
-        written=written,
+        written=ref.written,
         rss_mib=rss_mib,
     )
-    if peer is not None:
-        row.strands_save = _stats(cycles_of["strands"], "save")
-        row.strands_save_cpu = _stats(cycles_of["strands"], "save_cpu")
-        row.strands_first_save = strands_first
-        row.strands_invocation = _stats(cycles_of["strands"], "total")
+    if strands is not None:
+        peer_measured = measured["strands"]
+        row.strands_save = _stats(peer_measured.cycles, "save")
+        row.strands_save_cpu = _stats(peer_measured.cycles, "save_cpu")
+        row.strands_first_save = peer_measured.first_save
+        row.strands_invocation = _stats(peer_measured.cycles, "total")
         row.strands_restore = restores["strands"]
-        row.strands_written = strands_written
+        row.strands_written = peer_measured.written
         row.strands_rss_mib = strands_rss
         row.strands_build_s = build_s
+    row.wall_s = time.perf_counter() - started
     return row
 
 
@@ -581,10 +696,8 @@ def _restore_into(side: _Reference | _Strands) -> float:
     return time.perf_counter() - started
 
 
-def _seconds(action: Callable[[], object]) -> float:
-    started = time.perf_counter()
-    action()
-    return time.perf_counter() - started
+def _restore_timer(side: _Reference | _Strands) -> Callable[[], float]:
+    return lambda: _restore_into(side)
 
 
 def measure(scale: Scale, strands: Any | None) -> list[Row]:
@@ -638,12 +751,14 @@ def _targets(rows: list[Row], strands_installed: bool) -> list[Target]:
     return [flat, linear, peer]
 
 
-METHOD = """\
+METHOD = f"""\
 For each history length H a session of H messages (groups of a prompt, a tool use with its input, its
-JSON tool result and an answer) is written through each side's own store API: the reference's
-`FileSessionManager.save` of one snapshot, strands-agents' `FileSessionManager.create_message` once per
-message (one file each, after an `Agent` with that session manager created the session). An agent is then
-restored from each session (reference: `Agent(model, session=manager)`; strands:
+JSON tool result and an answer) is written through each side's own store: the reference's
+`FileSessionManager.save` of one snapshot; for strands-agents an `Agent` with its `FileSessionManager`
+creates the session, the first {STRANDS_API_BUILD:,} messages go through `create_message` (one file each) and
+the rest are written as the same JSON files directly (the API's temporary file and rename per message would
+dominate the run at 100,000). An agent is then restored from each session (reference:
+`Agent(model, session=manager)`; strands:
 `Agent(session_manager=FileSessionManager(...), conversation_manager=NullConversationManager())`, which keeps
 the whole history in memory as a RoC agent does) and runs cycles: one invocation with a prompt and a model
 that answers the same text in constant time, so each cycle adds 2 messages on both sides.
@@ -653,15 +768,30 @@ that answers the same text in constant time, so each cycle adds 2 messages on bo
   with fsyncs). Strands: `append_message` (one file per message) and `sync_agent` (agent.json), every call
   its hooks make. The claim ledger's own files (reference) are outside this column and inside the next.
 * **Invocation**: the whole `invoke` / `agent(prompt)` call.
-* Cycles run interleaved reference, reference with a store-signing key, strands (rotating order), median
-  and min/max over the cycles; H is the length when the cycles start (each adds 2).
+* Cycles run interleaved reference, reference with a store-signing key, strands (rotating order; where
+  strands runs fewer cycles the reference sides go on alone, still alternating), median and min/max over
+  the cycles; H is the length when the cycles start (each adds 2). Reference {CYCLES["full"]} cycles at every
+  length; strands {CYCLES["full"]} up to 1,000, {STRANDS_CYCLES["full"][10_000]} at 10,000,
+  {STRANDS_CYCLES["full"][100_000]} at 100,000 (an invocation there takes seconds).
 * **First save**: the save seconds of the first cycle after the restore, reported separately (one sample).
-* **Agent-signed**: the agent tags every snapshot itself (`signing_key_id`), a few cycles.
-* **Restore**: building the agent from the stored session, interleaved, median; also per message.
-* **Bytes per cycle**: one more, untimed cycle with the session files diffed around every store call (new or
-  replaced files count whole, appended files their growth).
-* **Peak RSS**: in a fresh child process per side and length, how much `ru_maxrss` grows from after the
-  imports to after restoring the agent and holding it (the peak includes what the restore parses on the way).
+* **Store-signed**: up to {SIGNED_UP_TO["full"]:,} messages. **Agent-signed** (the agent tags every snapshot
+  itself, `signing_key_id`): at {AGENT_SIGNED_AT["full"]:,} messages only, {AGENT_SIGNED_CYCLES["full"]}
+  cycles after the others.
+* **Restore**: building the agent from the stored session, median; also per message.
+* **Bytes per cycle**: the last cycle of each side also counts what it writes, with the session files
+  diffed around every store call (new or replaced files count whole, appended files their growth). The
+  directory walks stay outside the timed store calls and their seconds are taken off that cycle's
+  invocation time.
+* **Peak RSS**: in a fresh process, how much the peak resident set (`VmHWM`) grows from after a warm-up
+  (the imports, and a restore and a cycle on a 10-message session, then dropped) to after restoring the
+  agent and holding it (the peak includes what the restore parses on the way).
+
+**Where each number comes from.** Up to 1,000 messages everything but the peak RSS runs in the benchmark
+process: the restores interleaved ({RESTORES["full"][0]} rounds), then the cycles; the peak RSS comes from a
+fresh child per side. At 10,000 and 100,000 messages a restore takes seconds (tens at 100,000), so each side
+restores once: a fresh child process per side, after the same warm-up, times that restore (one sample),
+measures the peak RSS, then runs the first save, that side's cycles and the bytes cycle. The two sides'
+children run one after the other, so at these two lengths the sides are not interleaved.
 
 Strands' file store writes each file with `os.replace` but never fsyncs; the reference fsyncs every log
 append, state document and directory change, so the save columns favour strands in durability.
@@ -730,7 +860,9 @@ PROFILE_NOTES = (
     "fraction of the restore itself.",
     "Store-signed: the store tags each snapshot reusing the HMAC state of the committed prefix, so it "
     "stays flat. Agent-signed (`signing_key_id`): the agent tags the whole snapshot in one pass at each "
-    "save, O(history) by nature. Both run up to 10,000 messages (each needs its own session and restore).",
+    "save, O(history) by nature. Store-signed runs up to 10,000 messages (it needs its own session and "
+    "restore); agent-signed at 1,000 only, since its growth with the history is known by construction and "
+    "one length shows its cost beside the plain save.",
     "Outside the saves a reference invocation still grows slightly with the history: the loop hands the "
     "model a tuple copy of the history at each model call (a pointer copy).",
     "Strands: `sync_agent` runs three times a cycle and each call walks the whole history to prune its "
@@ -748,7 +880,9 @@ def run(scale: Scale) -> Section:
         notes.append(f"The strands columns are empty: {NOT_INSTALLED}.")
     else:
         built = ", ".join(f"{r.messages:,}: {r.strands_build_s:.1f} s" for r in rows if r.strands_build_s)
-        notes.append(f"Writing the strands sessions message by message took {built}.")
+        notes.append(f"Writing the strands sessions took {built}.")
+    walls = ", ".join(f"{r.messages:,}: {r.wall_s:.0f} s" for r in rows if r.wall_s is not None)
+    notes.append(f"This run's wall time by history length, building the sessions included: {walls}.")
     return Section(
         key="sessions",
         title="Sessions against history length",
