@@ -154,24 +154,21 @@ def json_copy(value: Any) -> Any:
     """A private deep copy of a JSON value, so stored answers and state cannot be mutated from outside.
 
     Iterative (no recursion limit); the value must already be JSON (checked with ``is_json_value``).
+    Each container is first copied whole (one C-level call, plain ``list``/``dict`` even for a subclass);
+    only its members that are containers themselves are then replaced by their copies.
     """
     if not isinstance(value, list | dict):
         return value
-    root: Any = [] if isinstance(value, list) else {}
-    stack: list[tuple[Any, Any]] = [(value, root)]
+    root: Any = list(value) if isinstance(value, list) else dict(value)
+    stack: list[Any] = [root]
     while stack:
-        source, target = stack.pop()
-        pairs = enumerate(source) if isinstance(source, list) else source.items()
+        container = stack.pop()
+        pairs = enumerate(container) if isinstance(container, list) else container.items()
         for key, member in pairs:
             if isinstance(member, list | dict):
-                child: Any = [] if isinstance(member, list) else {}
-                stack.append((member, child))
-            else:
-                child = member
-            if isinstance(target, list):
-                target.append(child)
-            else:
-                target[key] = child
+                child = list(member) if isinstance(member, list) else dict(member)
+                container[key] = child  # an existing key or index: iterating on stays valid
+                stack.append(child)
     return root
 
 

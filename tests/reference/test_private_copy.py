@@ -20,6 +20,7 @@ from roc_reference.types import (
     ToolResultBlock,
     ToolUse,
     ToolUseBlock,
+    json_copy,
     private_copy,
 )
 
@@ -152,3 +153,19 @@ def test_ids_percent_encode_as_quote_does(text: str) -> None:
             _percent_encoded(text)
         return
     assert _percent_encoded(text) == expected
+
+
+def test_json_copy_copies_every_container_once_per_place_and_leaves_the_original() -> None:
+    shared = [1, {"deep": ["x"]}]
+    original = {"a": shared, "b": shared, "c": [[shared]], "s": "text"}
+    copied = json_copy(original)
+    assert copied == original
+    vandalize(copied)
+    assert original == {"a": shared, "b": shared, "c": [[shared]], "s": "text"}
+    assert shared == [1, {"deep": ["x"]}]
+    assert copied["a"] is not copied["b"]  # an aliased member becomes two independent copies
+    assert type(json_copy(UserList())) is list
+
+
+class UserList(list[Any]):
+    """A list subclass: its copy is a plain list."""
