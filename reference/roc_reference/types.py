@@ -239,22 +239,19 @@ def private_copy(model: M) -> M:
     """
     changes: dict[str, Any] = {}
     for name, member in model.__dict__.items():  # a model's __dict__ holds its fields (extra is forbidden)
-        if member is None or isinstance(member, str):  # most members: skipped without a call
+        if member is None or isinstance(member, str):  # most members: immutable, tested first
             continue
-        copied = _private_member(member)
+        if isinstance(member, dict):  # a dict member is JSON (an input, a reason, a JSON result, metadata)
+            copied = json_copy(member)
+        elif isinstance(member, list):  # models (content blocks, results, interrupts) or JSON values
+            copied = [private_copy(v) if isinstance(v, RocModel) else json_copy(v) for v in member]
+        elif isinstance(member, RocModel):
+            copied = private_copy(member)
+        else:  # a number or a bool
+            continue
         if copied is not member:
             changes[name] = copied
     return _copy_with(model, changes) if changes else model
-
-
-def _private_member(value: Any) -> Any:
-    if isinstance(value, list):
-        return [_private_member(v) for v in value]
-    if isinstance(value, dict):
-        return json_copy(value)  # a dict member is JSON (an input, a reason, a JSON result, metadata)
-    if isinstance(value, RocModel):
-        return private_copy(value)
-    return value
 
 
 def _copy_with(model: M, changes: dict[str, Any]) -> M:
