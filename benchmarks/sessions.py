@@ -11,6 +11,7 @@ the stored session, the bytes a cycle writes, and the peak RSS of a process hold
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import resource
 import shutil
@@ -19,6 +20,7 @@ import sys
 import tempfile
 import time
 from collections.abc import AsyncGenerator, Callable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -47,7 +49,9 @@ SIGNED_UP_TO: dict[Scale, int] = {"full": 10_000, "quick": 1_000}
 # few cycles show it.
 AGENT_SIGNED_AT: dict[Scale, int] = {"full": 1_000, "quick": 1_000}
 AGENT_SIGNED_CYCLES: dict[Scale, int] = {"full": 3, "quick": 1}
-STRANDS_API_BUILD = 1_000  # strands message files written through its repository API (see _Strands.build)
+# Strands message files written through its repository API, the rest directly (see _Strands.build).
+STRANDS_API_BUILD: dict[Scale, int] = {"full": 1_000, "quick": 500}
+BUILD_IN_PARALLEL = (50_000, 2)  # from this length the direct files are written by this many processes
 FLAT_GOAL = 0.10  # the reference's save per cycle at the largest H at most 10 % above H = 10
 LINEAR_GOAL = 2.0  # restore time per message at the largest H within this factor of H = 10,000 (1,000 quick)
 AGENT_ID = "bench"
@@ -253,6 +257,15 @@ def _strands_model(base: type[Any]) -> Any:
     return AnswerModel()
 
 
+def _write_messages(batch: list[tuple[str, int, dict[str, Any]]]) -> None:
+    """Write strands message files as its repository does: the indented JSON of each ``SessionMessage``."""
+    from strands.types.session import SessionMessage  # type: ignore[import-not-found]
+
+    for path, index, message in batch:
+        record = SessionMessage.from_message(message, index)
+        Path(path).write_text(json.dumps(record.to_dict(), indent=2, ensure_ascii=False), encoding="utf-8")
+
+
 @dataclass
 class _Strands:
     """One strands agent restored from a ``FileSessionManager`` session, its session calls timed."""
@@ -282,24 +295,35 @@ class _Strands:
             callback_handler=None,
         )
 
-    def build(self, messages: list[dict[str, Any]]) -> None:
+    def build(self, messages: list[dict[str, Any]], through_api: int | None = None, workers: int = 1) -> None:
         """An agent with an empty session, then the messages through the repository API, one file each.
 
-        Past ``STRANDS_API_BUILD`` messages the files are written directly with the bytes the repository
-        writes (its JSON of the same ``SessionMessage``), skipping its per-file temporary and rename: the
-        API needs about a millisecond per file here, which at 100,000 would dominate the whole run.
+        Past ``through_api`` messages (all when ``None``) the files are written directly with the bytes the
+        repository writes (its JSON of the same ``SessionMessage``), skipping its per-file temporary and
+        rename, by ``workers`` processes when more than one: most of a file's cost is building its JSON in
+        Python, and at 100,000 messages one process spends most of a minute on it (none of this is measured;
+        a worker process needs seconds to start, worth it only at that scale).
         """
-        from strands.types.session import SessionMessage  # type: ignore[import-not-found]
+        from strands.types.session import SessionMessage
 
         self.restore()
         manager = self.session
-        for index, message in enumerate(messages):
-            record = SessionMessage.from_message(message, index)
-            if index < STRANDS_API_BUILD:
-                manager.create_message(self.session_id, AGENT_ID, record)
-                continue
-            path = Path(manager._get_message_path(self.session_id, AGENT_ID, index))
-            path.write_text(json.dumps(record.to_dict(), indent=2, ensure_ascii=False), encoding="utf-8")
+        api = len(messages) if through_api is None else min(through_api, len(messages))
+        for index in range(api):
+            manager.create_message(
+                self.session_id, AGENT_ID, SessionMessage.from_message(messages[index], index)
+            )
+        rest = [
+            (manager._get_message_path(self.session_id, AGENT_ID, index), index, messages[index])
+            for index in range(api, len(messages))
+        ]
+        if workers == 1:
+            _write_messages(rest)
+        elif rest:
+            chunk = -(-len(rest) // (4 * workers))
+            spawn = multiprocessing.get_context("spawn")  # no fork of a process that may hold threads
+            with ProcessPoolExecutor(workers, mp_context=spawn) as pool:
+                list(pool.map(_write_messages, [rest[k : k + chunk] for k in range(0, len(rest), chunk)]))
 
     def open(self, *, restored: bool = False) -> float:
         self.agent = self.agent if restored and self.agent is not None else self.restore()
@@ -624,7 +648,8 @@ def _measure_size(scale: Scale, size: int, work: Path, strands: Any | None, rss:
     if strands is not None:
         peer = sides["strands"] = _strands_side(size, work)
         build_started = time.perf_counter()
-        peer.build(messages)
+        workers = BUILD_IN_PARALLEL[1] if size >= BUILD_IN_PARALLEL[0] else 1
+        peer.build(messages, through_api=STRANDS_API_BUILD[scale], workers=workers)
         build_s = time.perf_counter() - build_started
     del messages
 
@@ -755,10 +780,10 @@ METHOD = f"""\
 For each history length H a session of H messages (groups of a prompt, a tool use with its input, its
 JSON tool result and an answer) is written through each side's own store: the reference's
 `FileSessionManager.save` of one snapshot; for strands-agents an `Agent` with its `FileSessionManager`
-creates the session, the first {STRANDS_API_BUILD:,} messages go through `create_message` (one file each) and
-the rest are written as the same JSON files directly (the API's temporary file and rename per message would
-dominate the run at 100,000). An agent is then restored from each session (reference:
-`Agent(model, session=manager)`; strands:
+creates the session, the first {STRANDS_API_BUILD["full"]:,} messages go through `create_message` (one
+file each) and the rest are written as the same JSON files directly (from {BUILD_IN_PARALLEL[0]:,}
+messages by {BUILD_IN_PARALLEL[1]} processes: the API's temporary file and rename per message would dominate
+the run). An agent is then restored from each session (reference: `Agent(model, session=manager)`; strands:
 `Agent(session_manager=FileSessionManager(...), conversation_manager=NullConversationManager())`, which keeps
 the whole history in memory as a RoC agent does) and runs cycles: one invocation with a prompt and a model
 that answers the same text in constant time, so each cycle adds 2 messages on both sides.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -87,3 +88,19 @@ def test_bytes_count_new_replaced_and_appended_files_only(tmp_path: Path) -> Non
     (tmp_path / "next").replace(replaced)
     kept.touch()  # a time change alone writes nothing
     assert sessions._written(before, sessions._tree(tmp_path)) == 5 + 7 + 12
+
+
+def test_strands_message_files_written_directly_match_the_api(tmp_path: Path) -> None:
+    pytest.importorskip("strands")
+    messages = sessions.history(12)
+    api, direct = sessions._Strands(tmp_path / "api", "s"), sessions._Strands(tmp_path / "direct", "s")
+    api.build(messages)
+    direct.build(messages, through_api=0, workers=2)  # the worker processes of the largest lengths
+    stamps = re.compile(r'"(created|updated)_at": "[^"]*"')
+    files = sorted(api.session_dir().rglob("message_*.json"))
+    assert len(files) == len(messages)
+    for path in files:
+        twin = direct.session_dir() / path.relative_to(api.session_dir())
+        assert stamps.sub("", twin.read_text(encoding="utf-8")) == stamps.sub(
+            "", path.read_text(encoding="utf-8")
+        )
