@@ -166,7 +166,7 @@ class Agent:
     def messages_json(self) -> list[dict[str, Any]]:
         """The transcript as spec JSON: fresh documents that share nothing with the agent (ROC-SEC-016), made
         without first copying each message the way ``messages`` must."""
-        return self._messages.json_copies()
+        return [m.to_json() for m in self._shown_messages()]
 
     @property
     def last_message(self) -> Message | None:
