@@ -11,7 +11,6 @@ the stored session, the bytes a cycle writes, and the peak RSS of a process hold
 from __future__ import annotations
 
 import json
-import multiprocessing
 import os
 import resource
 import shutil
@@ -20,7 +19,6 @@ import sys
 import tempfile
 import time
 from collections.abc import AsyncGenerator, Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -266,6 +264,23 @@ def _write_messages(batch: list[tuple[str, int, dict[str, Any]]]) -> None:
         Path(path).write_text(json.dumps(record.to_dict(), indent=2, ensure_ascii=False), encoding="utf-8")
 
 
+def _write_in_workers(batch: list[tuple[str, int, dict[str, Any]]], workers: int) -> None:
+    """``_write_messages`` split between fresh interpreters, each reading its part as JSON on stdin (a
+    separate interpreter whatever the caller's main module is)."""
+    code = "import json, sys; from benchmarks import sessions; sessions._write_messages(json.load(sys.stdin))"
+    repo = Path(__file__).resolve().parents[1]
+    part = -(-len(batch) // workers)
+    running = []
+    for start in range(0, len(batch), part):
+        worker = subprocess.Popen([sys.executable, "-c", code], cwd=repo, stdin=subprocess.PIPE)
+        assert worker.stdin is not None
+        worker.stdin.write(json.dumps(batch[start : start + part]).encode())
+        worker.stdin.close()
+        running.append(worker)
+    if any([worker.wait(timeout=900) != 0 for worker in running]):  # wait for every one
+        raise BenchmarkError("a worker writing strands message files failed")
+
+
 @dataclass
 class _Strands:
     """One strands agent restored from a ``FileSessionManager`` session, its session calls timed."""
@@ -319,11 +334,8 @@ class _Strands:
         ]
         if workers == 1:
             _write_messages(rest)
-        elif rest:
-            chunk = -(-len(rest) // (4 * workers))
-            spawn = multiprocessing.get_context("spawn")  # no fork of a process that may hold threads
-            with ProcessPoolExecutor(workers, mp_context=spawn) as pool:
-                list(pool.map(_write_messages, [rest[k : k + chunk] for k in range(0, len(rest), chunk)]))
+        else:
+            _write_in_workers(rest, workers)
 
     def open(self, *, restored: bool = False) -> float:
         self.agent = self.agent if restored and self.agent is not None else self.restore()
