@@ -54,6 +54,7 @@ from .types import (
     error_result,
     is_json_value,
     json_value_problem,
+    private_copy,
     tool_result_message,
 )
 
@@ -160,8 +161,8 @@ class Agent:
 
     @property
     def messages(self) -> list[Message]:
-        """The transcript (deep copies: a frozen message can still hold a mutable tool input or metadata)."""
-        return [m.model_copy(deep=True) for m in self._shown_messages()]
+        """The transcript (copies: a frozen message can still hold a mutable tool input or metadata)."""
+        return [private_copy(m) for m in self._shown_messages()]
 
     def messages_json(self) -> list[dict[str, Any]]:
         """The transcript as spec JSON: fresh documents that share nothing with the agent (ROC-SEC-016), made
@@ -172,7 +173,7 @@ class Agent:
     def last_message(self) -> Message | None:
         """A copy of the newest message of the transcript, or ``None`` while it is empty."""
         shown = self._shown_messages()
-        return shown[-1].model_copy(deep=True) if shown else None
+        return private_copy(shown[-1]) if shown else None
 
     @property
     def is_interrupted(self) -> bool:
@@ -181,7 +182,7 @@ class Agent:
     @property
     def interrupts(self) -> list[Interrupt]:
         """The interrupts waiting for an answer (copies: a caller's edit never reaches a stored reason)."""
-        return [i.model_copy(deep=True) for i in self._interrupts.unanswered()]
+        return [private_copy(i) for i in self._interrupts.unanswered()]
 
     @property
     def revision(self) -> int:
@@ -369,7 +370,7 @@ class Agent:
         self._mark_checkpoint()
         if abandon.then == "continue":
             return None
-        return AgentResult(stop_reason="abandoned", message=pending.assistant_message.model_copy(deep=True))
+        return AgentResult(stop_reason="abandoned", message=private_copy(pending.assistant_message))
 
     def _mark_checkpoint(self) -> None:
         self._checkpoint = self._capture()
