@@ -325,9 +325,10 @@ def run(scale: Scale) -> Section:
         "OpenTelemetry provider is configured, so its spans go to the no-op tracer; its event loop metrics "
         "are always collected and are part of what is measured.",
         "A sequential batch of N takes N stops and N resumes, and on both sides every stop reports the "
-        "pending assistant message with all N tool uses (the reference gives a copy, so the caller cannot "
-        "edit the pending batch): a sequential round trip handles N x N tool-use blocks, a part of its "
-        "cost that grows with N squared.",
+        "pending assistant message with all N tool uses. strands-agents hands out its live message; the "
+        "reference hands out a copy (ROC-SEC-016: a caller's edit must not reach the paused batch), so "
+        "only the reference's stops grow with N: its sequential round trip copies N x N tool-use blocks, "
+        "the part of its cost that grows with N squared.",
     ]
     if strands is None:
         notes.append(NOT_INSTALLED + ": only the reference was measured.")
