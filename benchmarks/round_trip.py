@@ -23,13 +23,13 @@ from benchmarks.common import Column, Scale, Section, Stats, Table, Target, inte
 ExecutorName = Literal["sequential", "concurrent"]
 EXECUTORS: tuple[ExecutorName, ...] = ("sequential", "concurrent")
 BATCHES: dict[Scale, tuple[int, ...]] = {"full": (1, 8, 64, 512), "quick": (1, 8)}
-# Rounds per executor and batch size, chosen so the full run takes under two minutes on a busy 2-core
-# machine. A sequential batch of N takes N stops, each handling the N-tool batch, so its cost grows with N
-# squared on both sides (20 to 30 s per round at 512): it gets the fewest rounds.
+# Rounds per executor and batch size, chosen so the full run takes about a minute on a busy 2-core
+# machine. A sequential batch of N takes N stops and the reference copies the N-tool batch at each, so a
+# round at 512 takes 10 to 20 s for both sides together: it gets the fewest rounds.
 REPEATS: dict[Scale, dict[ExecutorName, dict[int, int]]] = {
     "full": {
-        "sequential": {1: 30, 8: 20, 64: 10, 512: 3},
-        "concurrent": {1: 30, 8: 20, 64: 15, 512: 8},
+        "sequential": {1: 30, 8: 20, 64: 6, 512: 2},
+        "concurrent": {1: 30, 8: 20, 64: 10, 512: 5},
     },
     "quick": {"sequential": {1: 2, 8: 2}, "concurrent": {1: 2, 8: 2}},
 }

@@ -65,7 +65,7 @@ class Plan:
 
 
 PLANS: dict[str, Plan] = {
-    "full": Plan(None, 5, 40, 5, 2000, 5, True),
+    "full": Plan(None, 3, 40, 3, 2000, 3, True),
     "quick": Plan(4, 2, 2, 2, 50, 2, False),
 }
 
