@@ -1,0 +1,1 @@
+"""mkdocs hook: (being written)."""
