@@ -24,14 +24,16 @@ def _requirements_page() -> str:
     path = ROOT / "spec" / "requirements.json"
     if not path.exists():
         return "# Requirements\n\n`spec/requirements.json` has not been generated yet.\n"
-    reqs: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))["requirements"]
+    document = json.loads(path.read_text(encoding="utf-8"))
+    reqs: list[dict[str, Any]] = document["requirements"]
     by_level = Counter(r["level"] for r in reqs)
     by_profile = Counter(r["profile"] for r in reqs)
     lines = [
         "# Requirements",
         "",
-        "Every normative statement of RoC 1.0, generated from `spec/requirements.json` (itself generated",
-        "from the chapters). Follow an ID to its text in context.",
+        f"Every normative statement of RoC {document['specVersion']}, generated from",
+        "`spec/requirements.json` (itself generated from the chapters). Follow an ID to its text in context,",
+        "or type one into the [lookup box](r/index.md): `/r/<ID>/` leads to any requirement.",
         "",
         f"**{len(reqs)} requirements** — "
         + ", ".join(f"{level}: {n}" for level, n in sorted(by_level.items()))
