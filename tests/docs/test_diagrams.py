@@ -12,9 +12,7 @@ from __future__ import annotations
 import html
 import importlib.util
 import json
-import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -49,18 +47,6 @@ def table_rows() -> list[tuple[str, str, str]]:
         state, input_, outcome = (cell.strip() for cell in line.strip("|").split("|"))
         rows.append((state, re.sub(r"\[([^\]]+)\]\([^)]+\)", r"\1", input_), outcome))
     return rows
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("site")
-    subprocess.run(
-        [str(ROOT / ".venv" / "bin" / "mkdocs"), "build", "--strict", "-q", "-d", str(out)],
-        cwd=ROOT,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
-        check=True,
-    )
-    return out
 
 
 @pytest.fixture(scope="module")

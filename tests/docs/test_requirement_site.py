@@ -9,7 +9,6 @@ requirements.json says, a permalink, a /r/<ID>/ redirect and a lookup entry; and
 from __future__ import annotations
 
 import json
-import os
 import posixpath
 import re
 import shutil
@@ -30,18 +29,6 @@ REQS: list[dict[str, Any]] = json.loads((ROOT / "spec" / "requirements.json").re
 def chapter_dir(req: dict[str, Any]) -> str:
     """Site directory of a requirement's chapter page (the site builds with directory URLs)."""
     return "spec/" + str(req["chapter"]).removesuffix(".md")
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("site")
-    subprocess.run(
-        [str(ROOT / ".venv" / "bin" / "mkdocs"), "build", "--strict", "-q", "-d", str(out)],
-        cwd=ROOT,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
-        check=True,
-    )
-    return out
 
 
 class Block:

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import re
-import subprocess
 from functools import cache
 from html.parser import HTMLParser
 from pathlib import Path
@@ -120,19 +118,6 @@ def section(page: str, heading_id: str) -> str:
     start = page.index(f'<h2 id="{heading_id}"')
     end = page.find("<h2", start + 1)
     return page[start : end if end != -1 else len(page)]
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("site")
-    subprocess.run(
-        [str(ROOT / ".venv" / "bin" / "mkdocs"), "build", "--strict", "-q", "-d", str(out)],
-        cwd=ROOT,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
-        check=True,
-        capture_output=True,
-    )
-    return out
 
 
 def primary_nav(site: Path) -> str:
