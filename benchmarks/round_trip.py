@@ -80,6 +80,23 @@ class Tally:
             raise BenchmarkError(f"{side} {executor} batch {batch}: " + "; ".join(problems))
 
 
+def _drive(agent: Callable[[Any], Any], tally: Tally) -> tuple[Any, float]:
+    """One round trip, timed: prompt, then answer every reported interrupt until the turn ends. The two
+    runtimes take the same calls here (``agent(input)``, ``result.interrupts`` with ``id`` and ``reason``)."""
+    started = time.perf_counter()
+    result = agent("go")
+    while result.stop_reason == "interrupt":
+        tally.stops += 1
+        tally.answered += len(result.interrupts)
+        result = agent(
+            [
+                {"interruptResponse": {"interruptId": i.id, "response": _answer(i.reason["index"])}}
+                for i in result.interrupts
+            ]
+        )
+    return result, time.perf_counter() - started
+
+
 def _reference_sample(executor: ExecutorName, batch: int) -> float:
     tally = Tally()
 
@@ -93,18 +110,7 @@ def _reference_sample(executor: ExecutorName, batch: int) -> float:
     runner = ConcurrentExecutor() if executor == "concurrent" else SequentialExecutor()
     agent = Agent(model, tools=[ask], executor=runner)  # built outside the timing, fresh per sample
 
-    started = time.perf_counter()
-    result = agent("go")
-    while result.stop_reason == "interrupt":
-        tally.stops += 1
-        tally.answered += len(result.interrupts)
-        result = agent(
-            [
-                {"interruptResponse": {"interruptId": i.id, "response": _answer(i.reason["index"])}}
-                for i in result.interrupts
-            ]
-        )
-    elapsed = time.perf_counter() - started
+    result, elapsed = _drive(agent, tally)
 
     final = (result.message.to_json().get("content") or [{}])[0]
     tally.check("reference", executor, batch, result.stop_reason, str(final.get("text")))
@@ -185,18 +191,7 @@ def _strands_sample(strands: Any, executor: ExecutorName, batch: int) -> float:
         callback_handler=None,  # the default handler prints the stream; printing is not the runtime's cost
     )
 
-    started = time.perf_counter()
-    result = agent("go")
-    while result.stop_reason == "interrupt":
-        tally.stops += 1
-        tally.answered += len(result.interrupts)
-        result = agent(
-            [
-                {"interruptResponse": {"interruptId": i.id, "response": _answer(i.reason["index"])}}
-                for i in result.interrupts
-            ]
-        )
-    elapsed = time.perf_counter() - started
+    result, elapsed = _drive(agent, tally)
 
     content = result.message.get("content") or [{}]
     tally.check("strands", executor, batch, str(result.stop_reason), str(content[0].get("text")))
