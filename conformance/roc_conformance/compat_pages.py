@@ -5,6 +5,7 @@ for the docs site (docs/_hooks/generated_pages.py); only the links differ.
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -17,9 +18,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 MARK = {"PASS": "✅", "FAIL": "❌", "ERROR": "⚠️", "SKIPPED": "–", "NOT_TESTED": "·", "NOT_RUN": " "}
 LEGEND = (
-    "✅ PASS, ❌ FAIL (with its triage category: sdk, adapter, spec or untriaged), ⚠️ ERROR (a harness fault: "
+    "✅ PASS, ❌ FAIL (with its triage category: sdk, adapter, spec or untriaged; it links to the failure "
+    "and its counterexample on the implementation's known-deviations page), ⚠️ ERROR (a harness fault: "
     "nothing judged), – SKIPPED (mostly: a profile not claimed), · NOT_TESTED (no check, or untestable), "
-    "blank: not run."
+    "not run. Hover over a cell that did not pass for the reason."
 )
 
 
@@ -32,6 +34,8 @@ class Links:
     deviations: str  # matrix page -> the folder of the deviations pages
     page_spec: str  # deviations page -> spec/
     page_matrix: str  # deviations page -> the matrix page
+    # The profile filter is a script: the site runs it, a repository's Markdown view would only strip it.
+    interactive: bool = False
 
     @staticmethod
     def repository() -> Links:
@@ -41,7 +45,13 @@ class Links:
     @staticmethod
     def site() -> Links:
         """The docs site: the matrix is results.md, the deviations pages compat/<name>.md."""
-        return Links(spec="spec/", deviations="compat/", page_spec="../spec/", page_matrix="../results.md")
+        return Links(
+            spec="spec/",
+            deviations="compat/",
+            page_spec="../spec/",
+            page_matrix="../results.md",
+            interactive=True,
+        )
 
 
 def anchor(requirement_id: str) -> str:
@@ -81,6 +91,47 @@ def chapter_titles(spec_dir: Path = ROOT / "spec") -> dict[str, str]:
 # ---------------------------------------------------------------------------------------------
 # The matrix page
 
+# The verdict of a profile as a reader says it (compat files hold the suite's enum spelling).
+PROFILE_VERDICT = {
+    "CONFORMANT": "✅ **CONFORMANT**",
+    "NOT_CONFORMANT": "❌ **NOT CONFORMANT**",
+    "NOT_CLAIMED": "not claimed",
+    "NOT_SELECTED": "not selected",
+}
+TITLE_CHARS = 240  # a cell's hover text: long reasons are cut, the deviations page has them whole
+FILTER_ID = "roc-profile-filter"
+# Shows the matrix of one profile: hides the other `## Profile: ...` sections (heading to the next h2).
+# Built by the script itself, so with JavaScript off there is no control and every section shows.
+FILTER_SCRIPT = """<div id="%(id)s"></div>
+
+<script>
+document.addEventListener("DOMContentLoaded", function () {
+  var box = document.getElementById("%(id)s");
+  var heads = Array.prototype.slice.call(document.querySelectorAll("h2[id^='profile-']"));
+  if (!box || heads.length === 0) { return; }
+  var select = document.createElement("select");
+  var label = document.createElement("label");
+  label.textContent = "Show the requirements of the profile ";
+  label.appendChild(select);
+  box.appendChild(label);
+  select.add(new Option("every profile", ""));
+  heads.forEach(function (h) { select.add(new Option(h.id.slice(8), h.id)); });
+  function section(h) {
+    var nodes = [h];
+    for (var n = h.nextElementSibling; n && n.tagName !== "H2"; n = n.nextElementSibling) { nodes.push(n); }
+    return nodes;
+  }
+  select.addEventListener("change", function () {
+    heads.forEach(function (h) {
+      var shown = !select.value || select.value === h.id;
+      // style, not the hidden attribute: the theme gives tables a display of their own
+      section(h).forEach(function (n) { n.style.display = shown ? "" : "none"; });
+    });
+  });
+});
+</script>
+"""
+
 
 def matrix_page(
     matrix: dict[str, Any],
@@ -90,15 +141,15 @@ def matrix_page(
     title: str = "Compatibility matrix",
     titles: dict[str, str] | None = None,
 ) -> str:
-    """implementations x every requirement, grouped by chapter, plus counts per profile and snapshot paths."""
+    """Who was run and how, the verdict per profile, then implementations x every requirement with a
+    section per profile, and the snapshot paths between implementations."""
     titles = chapter_titles() if titles is None else titles
     impls = matrix["implementations"]
     by_name = {r["implementation"]: r for r in runs}
-    commit = matrix.get("suiteCommit")
     lines = [
         f"# {title}",
         "",
-        f"Measured by `make compat` (certify settings) at suite commit `{_short(commit)}`, RoC "
+        f"Measured by `make compat` at suite commit `{_short(matrix.get('suiteCommit'))}`, RoC "
         f"{matrix.get('specVersion')}: every requirement of `spec/requirements.json` for every "
         "implementation run. Generated from the committed results in `compat/`; nothing here is "
         "self-declared.",
@@ -110,83 +161,144 @@ def matrix_page(
             "    These results come from different suite commits and are not comparable.",
             "",
         ]
-    lines += [
-        "## Implementations",
-        "",
-        "| implementation | runtime | adapter | run | suite | verdict | against its known failures | "
-        + " | ".join(STATUSES)
-        + " |",
-        "|---|---|---|---|---|---|---|" + "---:|" * len(STATUSES),
-    ]
-    for impl in impls:
-        run = by_name[impl["name"]]
-        known = run.get("knownFailuresFile")
-        against = _cell(impl["outcome"]["verdict"]) if known else "no known-failures file"
-        mark = "" if impl["outcome"]["ok"] else " ❗"
-        page = f"[{impl['title']}]({links.deviations}{impl['name']}.md)"
-        lines.append(
-            f"| {page} | {_cell(_runtime(run))} | {_cell(impl.get('adapter') or '')} | "
-            f"{str(impl.get('date') or '')[:10]} | {_revision(impl.get('suite') or {})} | "
-            f"{impl['verdict']} | "
-            f"{against}{mark} | " + " | ".join(str(impl["totals"].get(s, 0)) for s in STATUSES) + " |"
-        )
-    lines += ["", "## Profiles", ""]
-    lines += _profile_table(impls)
-    lines += ["", "## Snapshot paths between implementations", ""]
+    lines += ["## Implementations", "", *_header_table(impls, by_name, links), ""]
+    profiles = list(dict.fromkeys(row["profile"] for row in matrix["requirements"]))
+    lines += ["## Verdict per profile", "", *_verdict_table(impls, profiles), ""]
+    lines += ["## Requirements", "", f"Legend: {LEGEND}", ""]
+    if links.interactive:
+        lines += [FILTER_SCRIPT % {"id": FILTER_ID}, ""]
+    for profile in profiles:
+        rows = [row for row in matrix["requirements"] if row["profile"] == profile]
+        lines += _profile_section(profile, rows, impls, by_name, links, titles)
+    lines += ["## Snapshot paths between implementations", ""]
     lines += _paths_table(matrix.get("snapshotPaths") or [])
-    lines += ["", "## Requirements", "", f"Legend: {LEGEND}", ""]
-    chapters: dict[str, list[dict[str, Any]]] = {}
-    for row in matrix["requirements"]:
-        chapters.setdefault(row.get("chapter") or "", []).append(row)
-    for chapter, rows in chapters.items():
-        lines += [f"### {titles.get(chapter, chapter or 'Other')}", ""]
-        lines.append("| requirement | level | profile | " + " | ".join(i["name"] for i in impls) + " |")
-        lines.append("|---|---|---|" + ":-:|" * len(impls))
-        for row in rows:
-            rid = row["id"]
-            name = f"[{rid}]({links.spec}{row['anchor']})" if row.get("anchor") else rid
-            cells = [_status_cell(by_name[i["name"]], rid, row["results"][i["name"]], links) for i in impls]
-            lines.append(f"| {name} | {row['level']} | `{row['profile']}` | " + " | ".join(cells) + " |")
-        lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _status_cell(run: dict[str, Any], rid: str, status: str, links: Links) -> str:
-    mark = MARK.get(status, status)
-    if status not in ("FAIL", "ERROR"):
-        return mark
-    req = run["requirements"][rid]
-    label = mark
-    known = req.get("known") or {}
-    if status == "FAIL":
-        label += " " + (known.get("category") or UNTRIAGED)
-    if known.get("list") == "flaky":
-        label += ", flaky"
-    return f"[{label}]({links.deviations}{run['implementation']}.md#{anchor(rid)})"
+def _columns(impls: Sequence[dict[str, Any]], *first: str) -> list[str]:
+    """A table's head: the given first columns, then one column per implementation."""
+    head = [*first, *(i["name"] for i in impls)]
+    return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
 
 
-def _profile_table(impls: Sequence[dict[str, Any]]) -> list[str]:
-    profiles: dict[str, None] = {}
-    for impl in impls:
-        profiles.update(dict.fromkeys(impl.get("profiles") or {}))
+def _header_table(
+    impls: Sequence[dict[str, Any]], by_name: dict[str, dict[str, Any]], links: Links
+) -> list[str]:
+    """One column per implementation: what was run, with which suite and settings, when, and its verdict."""
+    fields: list[tuple[str, Any]] = [
+        ("implementation", lambda i, r: f"[{_cell(i['title'])}]({links.deviations}{i['name']}.md)"),
+        ("SDK", lambda i, r: _cell(_sdk(r))),
+        ("language", lambda i, r: _cell(_language(r))),
+        ("adapter", lambda i, r: _cell(i.get("adapter") or "unknown")),
+        ("suite", lambda i, r: _suite(i.get("suite") or {})),
+        ("spec", lambda i, r: f"RoC {(i.get('suite') or {}).get('specVersion', '?')}"),
+        ("settings", lambda i, r: f"`{(r.get('settings') or {}).get('name', '?')}`"),
+        ("run on", lambda i, r: _date(i.get("date"))),
+        ("verdict", lambda i, r: f"**{i['verdict']}**"),
+        ("against its known failures", _against),
+        ("PASS / FAIL / ERROR / SKIPPED / NOT_TESTED", lambda i, r: _counts(i["totals"])),
+    ]
+    lines = _columns(impls, "")
+    for name, value in fields:
+        lines.append(f"| {name} | " + " | ".join(value(i, by_name[i["name"]]) for i in impls) + " |")
+    return lines
+
+
+def _sdk(run: dict[str, Any]) -> str:
+    rt = run.get("runtime") or {}
+    return f"{rt.get('name', '?')} {rt.get('version', '')}".strip()
+
+
+def _language(run: dict[str, Any]) -> str:
+    rt = run.get("runtime") or {}
+    return " ".join(str(rt[k]) for k in ("language", "languageVersion") if rt.get(k)) or "unknown"
+
+
+def _suite(suite: dict[str, Any]) -> str:
+    return f"{suite.get('name', 'roc-conformance')} {suite.get('version', '?')} at {_revision(suite)}"
+
+
+def _date(stamp: Any) -> str:
+    """``2026-12-02T04:17:16.242Z`` -> ``2026-12-02 04:17 UTC`` (the runs write UTC)."""
+    text = str(stamp or "")
+    return f"{text[:10]} {text[11:16]} UTC" if len(text) >= 16 else text or "unknown"
+
+
+def _against(impl: dict[str, Any], run: dict[str, Any]) -> str:
+    if not run.get("knownFailuresFile"):
+        return "no known-failures file"
+    return _cell(impl["outcome"]["verdict"]) + ("" if impl["outcome"]["ok"] else " ❗")
+
+
+def _counts(counts: dict[str, int]) -> str:
+    return " / ".join(str(counts.get(s, 0)) for s in STATUSES)
+
+
+def _verdict_table(impls: Sequence[dict[str, Any]], profiles: Sequence[str]) -> list[str]:
     lines = [
-        "Per implementation and profile: the profile's verdict, then "
-        "PASS / FAIL / ERROR / SKIPPED / NOT_TESTED.",
+        "Per profile, each implementation's verdict (a profile is judged only where it is claimed), then "
+        "its requirements' PASS / FAIL / ERROR / SKIPPED / NOT_TESTED counts.",
         "",
-        "| profile | " + " | ".join(i["name"] for i in impls) + " |",
-        "|---|" + "---|" * len(impls),
+        *_columns(impls, "profile"),
     ]
     for profile in profiles:
         cells = []
         for impl in impls:
             entry = (impl.get("profiles") or {}).get(profile)
             if entry is None:
-                cells.append("")
+                cells.append("not run")
                 continue
-            counts = entry["counts"]
-            cells.append(f"{entry['status']} {' / '.join(str(counts.get(s, 0)) for s in STATUSES)}")
-        lines.append(f"| `{profile}` | " + " | ".join(cells) + " |")
+            verdict = PROFILE_VERDICT.get(entry["status"], entry["status"])
+            cells.append(f"{verdict} ({_counts(entry['counts'])})")
+        lines.append(f"| [`{profile}`](#profile-{profile}) | " + " | ".join(cells) + " |")
     return lines
+
+
+def _profile_section(
+    profile: str,
+    rows: Sequence[dict[str, Any]],
+    impls: Sequence[dict[str, Any]],
+    by_name: dict[str, dict[str, Any]],
+    links: Links,
+    titles: dict[str, str],
+) -> list[str]:
+    lines = [f"## Profile: {profile}", "", *_columns(impls, "requirement", "level", "chapter")]
+    for row in rows:
+        rid = row["id"]
+        name = f"[{rid}]({links.spec}{row['anchor']})" if row.get("anchor") else rid
+        chapter = _cell(titles.get(row.get("chapter") or "", row.get("chapter") or ""))
+        cells = [_status_cell(by_name[i["name"]], rid, row["results"][i["name"]], links) for i in impls]
+        lines.append(f"| {name} | {row['level']} | {chapter} | " + " | ".join(cells) + " |")
+    return [*lines, ""]
+
+
+def _status_cell(run: dict[str, Any], rid: str, status: str, links: Links) -> str:
+    """The symbol and the status in words; a FAIL or ERROR links to its entry on the deviations page, and
+    every cell but a PASS carries why as its hover text."""
+    if status == "NOT_RUN":
+        return "not run"
+    req = run["requirements"][rid]
+    known = req.get("known") or {}
+    label = f"{MARK.get(status, '')} {status}".strip()
+    if status == "FAIL":
+        label += " " + (known.get("category") or UNTRIAGED)
+    if known.get("list") == "flaky":
+        label += ", flaky"
+    why = _why(known.get("reason") or req.get("reason") or "")
+    if status in ("FAIL", "ERROR"):
+        hover = f' "{why}"' if why else ""
+        return f"[{label}]({links.deviations}{run['implementation']}.md#{anchor(rid)}{hover})"
+    if status == "PASS" or not why:
+        return label
+    return f'<span title="{html.escape(why)}">{label}</span>'
+
+
+def _why(reason: str) -> str:
+    """A reason fit for a title attribute in a table cell: one line, no pipe or double quote, cut short."""
+    if reason.startswith("blocked by"):
+        reason = reason.split(": ", 1)[0]  # which failures came first; the rest is per check
+    text = " ".join(reason.split()).replace("|", "/").replace('"', "'")
+    return text if len(text) <= TITLE_CHARS else text[: TITLE_CHARS - 1] + "…"
 
 
 def _paths_table(paths: Sequence[dict[str, Any]]) -> list[str]:

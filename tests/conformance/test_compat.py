@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -231,7 +232,7 @@ def test_pages_link_requirements_and_failures(small_registry, tmp_path):
     site = matrix_page(matrix, [ref, sdk], Links.site(), titles={})
     anchor = BROKEN.lower()
     assert f"[{BROKEN}](spec/03.md#{BROKEN})" in site
-    assert f"[❌ sdk](compat/sdk.md#{anchor})" in site
+    assert f'[❌ FAIL sdk](compat/sdk.md#{anchor} "null is taken as an answer")' in site
     page = deviations_page(sdk, Links.site())
     assert f"### {BROKEN}\n" in page
     assert "**SDK divergence** (`sdk`)" in page
@@ -242,7 +243,9 @@ def test_pages_link_requirements_and_failures(small_registry, tmp_path):
     assert "| SKIPPED |" in page
     assert OTHER_PROFILE in page
     repo = matrix_page(matrix, [ref, sdk], Links.repository(), titles={})
-    assert f"[❌ sdk](sdk.md#{anchor})" in repo
+    assert f"[❌ FAIL sdk](sdk.md#{anchor} " in repo
+    assert "<script>" in site
+    assert "<script>" not in repo
 
 
 def test_a_known_flaky_failure(small_registry, tmp_path):
@@ -319,6 +322,74 @@ def test_the_committed_results_make_the_committed_pages():
         for rid, req in run["requirements"].items():
             if req["status"] in ("FAIL", "ERROR"):
                 assert f"### {rid}\n" in page
+
+
+def committed_matrix_page():
+    """The site's matrix page of the committed results, its sections by heading, and the runs."""
+    runs, paths = compat.read_results(ROOT / "compat")
+    registry = load_registry(ROOT / "spec" / "requirements.json")
+    page = matrix_page(compat.build_matrix(runs, registry, paths=paths), runs, Links.site())
+    sections = dict(re.findall(r"^## (.+)\n((?:(?!^## ).*\n)*)", page, re.MULTILINE))
+    return registry, runs, sections
+
+
+def table(section):
+    """A Markdown table's body rows as lists of cells (head and rule dropped)."""
+    rows = [line for line in section.splitlines() if line.startswith("|")]
+    return [[c.strip() for c in re.split(r"(?<!\\)\|", row)[1:-1]] for row in rows[2:]]
+
+
+@pytest.mark.skipif(not COMMITTED, reason="no results committed under compat/ yet")
+def test_the_matrix_lists_every_requirement_once_in_its_profile_section():
+    registry, runs, sections = committed_matrix_page()
+    profiles = list(dict.fromkeys(r.profile for r in registry.requirements))
+    assert [t for t in sections if t.startswith("Profile: ")] == [f"Profile: {p}" for p in profiles]
+    for profile in profiles:
+        rows = table(sections[f"Profile: {profile}"])
+        ids = [re.match(r"\[(ROC-[A-Z]+-\d+)\]", row[0]).group(1) for row in rows]
+        assert ids == [r.id for r in registry.requirements if r.profile == profile]
+        for row in rows:
+            assert len(row) == 3 + len(runs)
+            for run, cell in zip(runs, row[3:], strict=True):
+                req = run["requirements"][re.match(r"\[(ROC-[A-Z]+-\d+)\]", row[0]).group(1)]
+                # the status in words, not only its symbol; a reason on every cell that did not pass
+                assert req["status"] in cell
+                if req["status"] != "PASS":
+                    assert 'title="' in cell or re.search(r'\.md#[a-z0-9-]+ "', cell), cell
+
+
+@pytest.mark.skipif(not COMMITTED, reason="no results committed under compat/ yet")
+def test_the_verdict_per_profile_is_the_committed_one():
+    registry, runs, sections = committed_matrix_page()
+    words = {
+        "CONFORMANT": "**CONFORMANT**",
+        "NOT_CONFORMANT": "**NOT CONFORMANT**",
+        "NOT_CLAIMED": "not claimed",
+    }
+    rows = {re.search(r"`(.+)`", row[0]).group(1): row[1:] for row in table(sections["Verdict per profile"])}
+    assert list(rows) == list(dict.fromkeys(r.profile for r in registry.requirements))
+    for i, run in enumerate(runs):
+        for profile, entry in run["profiles"].items():
+            cell = rows[profile][i]
+            assert cell.split(" (")[0].endswith(words[entry["status"]]), (profile, cell)
+            assert f"{entry['counts']['PASS']} / {entry['counts']['FAIL']} /" in cell
+
+
+@pytest.mark.skipif(not COMMITTED, reason="no results committed under compat/ yet")
+def test_the_header_shows_each_runs_versions_settings_and_date():
+    _, runs, sections = committed_matrix_page()
+    header = {row[0]: row[1:] for row in table(sections["Implementations"])}
+    for i, run in enumerate(runs):
+        column = {field: cells[i] for field, cells in header.items()}
+        assert run["title"] in column["implementation"]
+        assert run["runtime"]["version"] in column["SDK"]
+        assert run["runtime"]["language"] in column["language"]
+        assert run["suite"]["version"] in column["suite"]
+        assert run["suite"]["commit"][:12] in column["suite"]
+        assert run["suite"]["specVersion"] in column["spec"]
+        assert run["settings"]["name"] in column["settings"]
+        assert column["run on"] == f"{run['date'][:10]} {run['date'][11:16]} UTC"
+        assert column["verdict"] == f"**{run['verdict']}**"
 
 
 # ---------------------------------------------------------------------------------------------
