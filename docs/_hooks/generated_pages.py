@@ -7,6 +7,7 @@ One source of truth per fact: these pages are never committed, so they cannot dr
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import sys
@@ -20,14 +21,114 @@ from mkdocs.structure.files import File, Files
 ROOT = Path(__file__).resolve().parents[2]
 
 
+_LEVEL_ORDER = ("MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "MAY")
+
+# The filter bar of the requirements page. It is shown by this script only, so with JavaScript off the
+# page is the complete list with no dead controls. A row shows when both its profile and its level are
+# ticked; a chapter section with no row showing is hidden with its heading.
+_REQUIREMENTS_FILTER_SCRIPT = """
+(function () {
+  var bar = document.getElementById("roc-reqs-filter");
+  if (!bar) return;
+  var rows = Array.prototype.slice.call(document.querySelectorAll(".roc-reqs__row"));
+  var sections = Array.prototype.slice.call(document.querySelectorAll(".roc-reqs__chapter"));
+  var count = document.getElementById("roc-reqs-filter-count");
+  function ticked(name) {
+    var on = {};
+    bar.querySelectorAll('input[name="' + name + '"]').forEach(function (box) {
+      if (box.checked) on[box.value] = true;
+    });
+    return on;
+  }
+  function apply() {
+    var profiles = ticked("profile"), levels = ticked("level"), shown = 0;
+    rows.forEach(function (row) {
+      var show = profiles[row.dataset.profile] === true && levels[row.dataset.level] === true;
+      row.hidden = !show;
+      if (show) shown += 1;
+    });
+    sections.forEach(function (section) {
+      section.hidden = !section.querySelector(".roc-reqs__row:not([hidden])");
+    });
+    count.textContent = shown + " of " + rows.length + " requirements shown.";
+  }
+  bar.addEventListener("change", apply);
+  bar.addEventListener("click", function (event) {
+    var button = event.target.closest("button[data-set]");
+    if (!button) return;
+    event.preventDefault();
+    bar.querySelectorAll('input[name="' + button.dataset.group + '"]').forEach(function (box) {
+      box.checked = button.dataset.set === "all";
+    });
+    apply();
+  });
+  bar.hidden = false;
+  apply();
+})();
+"""
+
+
+def _chapter_title(chapter: str) -> str:
+    """A chapter's title is its first `# ` heading: the chapter file is the one place it is written."""
+    for line in (ROOT / "spec" / chapter).read_text(encoding="utf-8").splitlines():
+        if line.startswith("# "):
+            return line[2:].strip()
+    return chapter
+
+
+def _filter_group(name: str, legend: str, values: list[str], counts: Counter[str]) -> list[str]:
+    lines = [f'<fieldset class="roc-reqs-filter__group"><legend>{legend}</legend>']
+    for value in values:
+        lines.append(
+            f'<label><input type="checkbox" name="{name}" value="{html.escape(value, quote=True)}" checked> '
+            f"{html.escape(value)} <small>({counts[value]})</small></label>"
+        )
+    lines.append(
+        f'<button type="button" data-group="{name}" data-set="all">all</button>'
+        f'<button type="button" data-group="{name}" data-set="none">none</button>'
+    )
+    lines.append("</fieldset>")
+    return lines
+
+
+def _requirement_row(r: dict[str, Any]) -> list[str]:
+    text = " ".join(str(r["text"]).split())
+    text = re.sub(r"\]\(#", f"]({r['chapter']}#", text)  # same-chapter anchors
+    text = re.sub(r"\]\((?!https?:)([^)]+)\)", r"](spec/\1)", text)  # chapter-relative links
+    untestable = (
+        ' <em class="roc-reqs__untestable">(untestable through the harness)</em>'
+        if r.get("untestable")
+        else ""
+    )
+    level, profile = str(r["level"]), str(r["profile"])
+    modifier = level.lower().replace(" ", "-")
+    # The row carries the classes of a requirement block so that its level badge takes the block's colours
+    # (light and dark) from the shared stylesheet; the block's own frame is undone for rows in extra.css.
+    return [
+        f'<tr class="roc-req roc-req--{modifier} roc-reqs__row" data-level="{level}" data-profile="{profile}"'
+        ' markdown="1">',
+        f'<td class="roc-reqs__id" markdown="span">[{r["id"]}](spec/{r["chapter"]}#{r["id"]})</td>',
+        '<td class="roc-reqs__badges">'
+        f'<span class="roc-req__badge roc-req__level" title="Requirement level">{level}</span> '
+        f'<span class="roc-req__badge roc-req__profile" title="Profile">{profile}</span></td>',
+        f'<td class="roc-reqs__text" markdown="span">{text}{untestable}</td>',
+        "</tr>",
+    ]
+
+
 def _requirements_page() -> str:
     path = ROOT / "spec" / "requirements.json"
     if not path.exists():
         return "# Requirements\n\n`spec/requirements.json` has not been generated yet.\n"
     document = json.loads(path.read_text(encoding="utf-8"))
     reqs: list[dict[str, Any]] = document["requirements"]
-    by_level = Counter(r["level"] for r in reqs)
-    by_profile = Counter(r["profile"] for r in reqs)
+    by_level = Counter(str(r["level"]) for r in reqs)
+    by_profile = Counter(str(r["profile"]) for r in reqs)
+    levels = sorted(by_level, key=lambda lv: (_LEVEL_ORDER.index(lv) if lv in _LEVEL_ORDER else 99, lv))
+    profiles = sorted(by_profile)
+    chapters: dict[str, list[dict[str, Any]]] = {}
+    for r in reqs:  # requirements.json lists the requirements in spec order: its chapters come in that order
+        chapters.setdefault(str(r["chapter"]), []).append(r)
     lines = [
         "# Requirements",
         "",
@@ -36,23 +137,33 @@ def _requirements_page() -> str:
         "or type one into the [lookup box](r/index.md): `/r/<ID>/` leads to any requirement.",
         "",
         f"**{len(reqs)} requirements** — "
-        + ", ".join(f"{level}: {n}" for level, n in sorted(by_level.items()))
+        + ", ".join(f"{level}: {by_level[level]}" for level in levels)
         + ". By profile: "
-        + ", ".join(f"`{p}`: {n}" for p, n in sorted(by_profile.items()))
+        + ", ".join(f"`{p}`: {by_profile[p]}" for p in profiles)
         + ".",
         "",
-        "| ID | level | profile | requirement |",
-        "|---|---|---|---|",
+        '<form id="roc-reqs-filter" class="roc-reqs-filter" hidden>',
+        *_filter_group("profile", "Profile", profiles, by_profile),
+        *_filter_group("level", "Level", levels, by_level),
+        '<p id="roc-reqs-filter-count" class="roc-reqs-filter__count" aria-live="polite"></p>',
+        "</form>",
+        "",
     ]
-    for r in reqs:
-        text = " ".join(str(r["text"]).split()).replace("|", "\\|")
-        text = re.sub(r"\]\(#", f"]({r['chapter']}#", text)  # same-chapter anchors
-        text = re.sub(r"\]\((?!https?:)([^)]+)\)", r"](spec/\1)", text)  # chapter-relative links
-        untestable = " *(untestable through the harness)*" if r.get("untestable") else ""
-        lines.append(
-            f"| [{r['id']}](spec/{r['anchor']}) | {r['level']} | `{r['profile']}` | {text}{untestable} |"
-        )
-    return "\n".join(lines) + "\n"
+    for chapter, rows in chapters.items():
+        lines += [
+            f'<section class="roc-reqs__chapter" data-chapter="{chapter}" markdown="1">',
+            "",
+            f"## {_chapter_title(chapter)}",
+            "",
+            '<table class="roc-reqs" markdown="1">',
+            "<thead><tr><th>ID</th><th>level · profile</th><th>requirement</th></tr></thead>",
+            '<tbody markdown="1">',
+        ]
+        for r in rows:
+            lines += _requirement_row(r)
+        lines += ["</tbody>", "</table>", "", "</section>", ""]
+    lines += [f"<script>{_REQUIREMENTS_FILTER_SCRIPT}</script>", ""]
+    return "\n".join(lines)
 
 
 def _proto_page() -> str:
