@@ -8,16 +8,16 @@ under their sequential and their concurrent executor, in the same process, inter
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import time
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from roc_reference import Agent, ConcurrentExecutor, ScriptedModel, SequentialExecutor, ToolContext, tool
 
+from benchmarks import strands_peer
 from benchmarks.common import Column, Scale, Section, Stats, Table, Target, interleaved, ratio
 
 ExecutorName = Literal["sequential", "concurrent"]
@@ -117,55 +117,17 @@ def _reference_sample(executor: ExecutorName, batch: int) -> float:
     return elapsed
 
 
-def _strands() -> Any | None:
-    """The strands-agents package, or ``None`` when the optional peer is not installed."""
-    try:
-        import strands  # type: ignore[import-not-found]  # optional peer: only .venv-bench has it
-    except ImportError:
-        return None
-    return strands
+def _scripted(turns: Sequence[list[dict[str, Any]]]) -> strands_peer.Reply:
+    """The turns in order: the turn is the count of assistant messages so far."""
+
+    def reply(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        index = sum(1 for m in messages if m["role"] == "assistant")
+        return turns[index] if index < len(turns) else [{"text": "script exhausted"}]
+
+    return reply
 
 
-def _strands_model(base: type[Any], turns: Sequence[list[dict[str, Any]]]) -> Any:
-    """A strands ``Model`` that streams ``turns`` in order: the turn is the count of assistant messages."""
-
-    class Scripted(base):  # type: ignore[misc]
-        def update_config(self, **model_config: Any) -> None:
-            """Nothing to configure."""
-
-        def get_config(self) -> Any:
-            return {}
-
-        def structured_output(self, *args: Any, **kwargs: Any) -> Any:
-            raise NotImplementedError
-
-        async def stream(self, messages: Any, *args: Any, **kwargs: Any) -> AsyncGenerator[Any, None]:
-            index = sum(1 for m in messages if m["role"] == "assistant")
-            content = turns[index] if index < len(turns) else [{"text": "script exhausted"}]
-            for event in _stream_events(content):
-                yield event
-
-    return Scripted()
-
-
-def _stream_events(content: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The provider events strands assembles into one assistant message."""
-    events: list[dict[str, Any]] = [{"messageStart": {"role": "assistant"}}]
-    for block in content:
-        if "toolUse" in block:
-            use = block["toolUse"]
-            start = {"toolUse": {"name": use["name"], "toolUseId": use["toolUseId"]}}
-            events.append({"contentBlockStart": {"start": start}})
-            events.append({"contentBlockDelta": {"delta": {"toolUse": {"input": json.dumps(use["input"])}}}})
-        else:
-            events.append({"contentBlockStart": {"start": {}}})
-            events.append({"contentBlockDelta": {"delta": {"text": block["text"]}}})
-        events.append({"contentBlockStop": {}})
-    uses_tools = any("toolUse" in block for block in content)
-    events.append({"messageStop": {"stopReason": "tool_use" if uses_tools else "end_turn"}})
-    usage = {"inputTokens": 0, "outputTokens": 0, "totalTokens": 0}
-    events.append({"metadata": {"usage": usage, "metrics": {"latencyMs": 0}}})
-    return events
+_strands = strands_peer.package
 
 
 def _strands_sample(strands: Any, executor: ExecutorName, batch: int) -> float:
@@ -185,7 +147,7 @@ def _strands_sample(strands: Any, executor: ExecutorName, batch: int) -> float:
 
     runner = ConcurrentToolExecutor() if executor == "concurrent" else SequentialToolExecutor()
     agent = strands.Agent(
-        model=_strands_model(Model, [_first_turn(batch), [{"text": FINAL_TEXT}]]),
+        model=strands_peer.scripted_model(Model, _scripted([_first_turn(batch), [{"text": FINAL_TEXT}]])),
         tools=[strands.tool(context=True)(ask)],
         tool_executor=runner,
         callback_handler=None,  # the default handler prints the stream; printing is not the runtime's cost

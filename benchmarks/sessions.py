@@ -18,7 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -29,6 +29,7 @@ from roc_reference.models import ModelTurn
 from roc_reference.sessions.store import FileSessionManager, FileSessionStore
 from roc_reference.types import Message, TextBlock
 
+from benchmarks import strands_peer
 from benchmarks.common import Column, Scale, Section, Stats, Table, Target, interleaved, ratio
 
 SIZES: dict[Scale, tuple[int, ...]] = {"full": (10, 1_000, 10_000, 100_000), "quick": (10, 1_000)}
@@ -217,46 +218,7 @@ class _Reference:
 # --- the strands side --------------------------------------------------------------------------------------
 
 
-def _strands() -> Any | None:
-    """The strands-agents package, or ``None`` when the optional peer is not installed."""
-    try:
-        import strands  # type: ignore[import-not-found]  # optional peer: only .venv-bench has it
-    except ImportError:
-        return None
-    return strands
-
-
-def _strands_model(base: type[Any]) -> Any:
-    """A strands ``Model`` streaming the same constant text answer."""
-
-    class AnswerModel(base):  # type: ignore[misc]
-        def update_config(self, **config: Any) -> None:
-            """Nothing to configure."""
-
-        def get_config(self) -> Any:
-            return {}
-
-        def structured_output(self, *args: Any, **kwargs: Any) -> Any:
-            raise NotImplementedError
-
-        async def stream(self, *args: Any, **kwargs: Any) -> AsyncGenerator[Any, None]:
-            events: tuple[dict[str, Any], ...] = (
-                {"messageStart": {"role": "assistant"}},
-                {"contentBlockStart": {"start": {}}},
-                {"contentBlockDelta": {"delta": {"text": ANSWER}}},
-                {"contentBlockStop": {}},
-                {"messageStop": {"stopReason": "end_turn"}},
-                {
-                    "metadata": {
-                        "usage": {"inputTokens": 0, "outputTokens": 0, "totalTokens": 0},
-                        "metrics": {},
-                    }
-                },
-            )
-            for event in events:
-                yield event
-
-    return AnswerModel()
+_strands = strands_peer.package
 
 
 def _write_messages(batch: list[tuple[str, int, dict[str, Any]]]) -> None:
@@ -296,7 +258,7 @@ class _Strands:
     session: Any = None  # the manager of the agent last restored
 
     def restore(self) -> Any:
-        from strands import Agent as StrandsAgent
+        from strands import Agent as StrandsAgent  # type: ignore[import-not-found]
         from strands.agent.conversation_manager import NullConversationManager  # type: ignore[import-not-found]
         from strands.models import Model  # type: ignore[import-not-found]
         from strands.session.file_session_manager import (  # type: ignore[import-not-found]
@@ -307,7 +269,7 @@ class _Strands:
         # window would drop all but the last 40 messages from memory).
         self.session = StrandsFileSessionManager(session_id=self.session_id, storage_dir=str(self.root))
         return StrandsAgent(
-            model=_strands_model(Model),
+            model=strands_peer.scripted_model(Model, lambda messages: [{"text": ANSWER}]),
             session_manager=self.session,
             conversation_manager=NullConversationManager(),
             agent_id=AGENT_ID,
