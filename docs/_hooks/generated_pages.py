@@ -244,5 +244,8 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
     for target in re.findall(r"\]\((?!\.\./|https?:|#)([^)#]+)\)", _conformance_page()):
         source = ROOT / "conformance" / target
         if source.is_file():
+            # The same file may already be published (two links to it, or a copy under docs/): replace it.
+            if (existing := files.get_file_from_path(target)) is not None:
+                files.remove(existing)
             files.append(File.generated(config, target, content=source.read_text(encoding="utf-8")))
     return files
