@@ -1,0 +1,115 @@
+"""The Patterns page runs as written and prints what it shows.
+
+docs/patterns/index.md is one program told in steps, in Python and (in tabs) in TypeScript: its Python
+blocks run in page order in one namespace, its TypeScript blocks run in page order as one program under
+Node against the Strands Agents TypeScript SDK, and the ``text`` block that follows a code block is exactly
+what that block prints. The files the page shows (``title="payments.py"``) are written to a working directory
+first. So a changed id, stop reason, result or replay count in the runtime fails here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from executed_page import Step, read
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGE = ROOT / "docs" / "patterns" / "index.md"
+TS_ADAPTER = ROOT / "conformance" / "adapters" / "strands-typescript"
+SECTIONS = [
+    "Approve or reject",
+    "Edit before approval",
+    "Several interrupts, answered by id",
+    "Partial answers",
+    "Resuming in another process",
+    "Hooks or the tool body",
+]
+
+
+def steps(lang: str) -> list[Step]:
+    return [step for step in read(PAGE)[0] if step.lang == lang]
+
+
+def sections() -> dict[str, str]:
+    """Each ``## `` section of the page by its title."""
+    parts = re.split(r"^## (.+)$", PAGE.read_text(encoding="utf-8"), flags=re.M)
+    return dict(zip(parts[1::2], parts[2::2], strict=True))
+
+
+def test_every_pattern_has_a_section_with_an_executed_example() -> None:
+    found = sections()
+    for title in SECTIONS:
+        assert title in found, f"no section {title!r}"
+        body = found[title]
+        assert "**When to use" in body, f"{title}: no paragraph on when to use it"
+        assert "```python" in body, f"{title}: no Python example"
+        assert "```text" in body, f"{title}: no output shown"
+    python = steps("python")
+    # Every step but the setup shows its output, so a reader sees what the runtime did.
+    assert sum(step.output is not None for step in python) == len(python) - 1 >= len(SECTIONS)
+
+
+def test_the_python_steps_run_in_order_and_print_what_they_show(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, files = read(PAGE)
+    assert {"payments.py", "resume.py"} <= set(files)
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)  # resume.py is started from here, as a reader would
+    monkeypatch.syspath_prepend(str(tmp_path))
+    namespace: dict[str, object] = {"__name__": "patterns_page"}
+    try:
+        for step in steps("python"):
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                exec(compile(step.code, f"{PAGE}:{step.line}", "exec"), namespace)
+            if step.output is None:
+                assert out.getvalue() == "", (
+                    f"the block at line {step.line} prints output the page does not show"
+                )
+            else:
+                assert out.getvalue() == step.output, f"the block at line {step.line} prints something else"
+    finally:
+        sys.modules.pop("payments", None)  # the page's module, not to be found by another test
+
+
+@pytest.mark.parametrize(
+    ("section", "needle"),
+    [
+        ("Edit before approval", "transfers.append(approved)"),
+        ("Several interrupts, answered by id", "reply(i.id"),
+        ("Several interrupts, answered by id", "reversed(result.interrupts)"),
+        ("Partial answers", "UNKNOWN_INTERRUPT"),
+        ("Resuming in another process", "subprocess.run("),
+        ("Hooks or the tool body", "BeforeToolCallEvent"),
+        ("Hooks or the tool body", "tool_context.interrupt("),
+    ],
+)
+def test_each_section_shows_what_its_pattern_is_about(section: str, needle: str) -> None:
+    assert needle in sections()[section]
+
+
+def test_each_requirement_link_points_at_its_block() -> None:
+    anchors = {
+        r["id"]: r["anchor"]
+        for r in json.loads((ROOT / "spec" / "requirements.json").read_text())["requirements"]
+    }
+    links = re.findall(r"\[(ROC-[A-Z]+-\d{3})\]\(\.\./spec/([^)]+)\)", PAGE.read_text(encoding="utf-8"))
+    assert len(links) >= 15
+    for rid, target in links:
+        assert target == anchors[rid], f"{rid} links to {target}, its block is {anchors[rid]}"
+
+
+def test_the_built_page_shows_each_section_and_its_output(site: Path) -> None:
+    html = (site / "patterns" / "index.html").read_text(encoding="utf-8")
+    for title in SECTIONS:
+        assert f">{title}<" in html
+    # The outputs render as code blocks, not as prose: the transfer as it ran is in one.
+    assert re.search(r"<code>.*ran with:.*ACME Ltd", html, re.S)
