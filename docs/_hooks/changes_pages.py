@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -38,6 +39,8 @@ SPEC_URL = "../spec"
 CHANGELOG_ENTRY = "spec/CHANGELOG.md"
 VERSIONS_PAGE = "versions.md"
 VERSIONS_MARKER = "<!-- roc:versions-table -->"
+# Set by mike for the build it deploys (mike.mkdocs_utils.docs_version_var).
+MIKE_VERSION_VAR = "MIKE_DOCS_VERSION"
 # What makes a requirement "changed" between two versions (its section or chapter may move freely).
 FIELDS = ("text", "level", "profile")
 STATUSES = ("candidate", "final")
@@ -271,6 +274,10 @@ def versions_table() -> str:
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     for cached in (changelog, current_version, requirement_sets):
         cached.cache_clear()  # mkdocs serve rebuilds in the same process
+    if not os.environ.get(MIKE_VERSION_VAR):
+        # Only a site that mike deploys has ../versions.json beside it; in any other build (make docs, the
+        # tests, mkdocs serve) the theme's version selector would only request a file that is not there.
+        config.extra.pop("version", None)
     stated = status_line()
     if stated and stated[0] in changelog() and changelog()[stated[0]].status != stated[1]:
         log.warning(

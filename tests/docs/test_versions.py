@@ -94,3 +94,14 @@ def test_nothing_is_pushed(deployed: tuple[Path, str]) -> None:
     # The clone's origin is this repository: a push would have created or moved its gh-pages branch.
     assert ref(ROOT, BRANCH) is None or ref(ROOT, BRANCH) != ref(clone, BRANCH)
     assert git(clone, "status", "--porcelain", "--untracked-files=no") == ""
+
+
+def test_a_build_without_mike_has_no_version_selector(site: Path) -> None:
+    """The selector reads ../versions.json, which only a site deployed by mike has beside it: a plain build
+    (make docs) leaves it out rather than request a missing file on every page."""
+    page = (site / "index.html").read_text(encoding="utf-8")
+    config = json.loads(
+        page.split('<script id="__config" type="application/json">', 1)[1].split("</script>")[0]
+    )
+    assert config["version"] is None
+    assert "versions.json" not in page
