@@ -13,6 +13,8 @@ import contextlib
 import io
 import json
 import re
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -22,6 +24,7 @@ from executed_page import Step, read
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "patterns" / "index.md"
 TS_ADAPTER = ROOT / "conformance" / "adapters" / "strands-typescript"
+MARK = "--- end of step ---"
 SECTIONS = [
     "Approve or reject",
     "Edit before approval",
@@ -61,7 +64,8 @@ def test_the_python_steps_run_in_order_and_print_what_they_show(
     _, files = read(PAGE)
     assert {"payments.py", "resume.py"} <= set(files)
     for name, text in files.items():
-        (tmp_path / name).write_text(text, encoding="utf-8")
+        if name.endswith(".py"):
+            (tmp_path / name).write_text(text, encoding="utf-8")
     monkeypatch.chdir(tmp_path)  # resume.py is started from here, as a reader would
     monkeypatch.syspath_prepend(str(tmp_path))
     namespace: dict[str, object] = {"__name__": "patterns_page"}
@@ -78,6 +82,39 @@ def test_the_python_steps_run_in_order_and_print_what_they_show(
                 assert out.getvalue() == step.output, f"the block at line {step.line} prints something else"
     finally:
         sys.modules.pop("payments", None)  # the page's module, not to be found by another test
+
+
+def test_the_typescript_steps_run_in_order_and_print_what_they_show(tmp_path: Path) -> None:
+    node_modules = TS_ADAPTER / "node_modules"
+    tsx = node_modules / ".bin" / "tsx"
+    if shutil.which("node") is None or not tsx.exists():
+        pytest.skip(
+            f"the Strands TypeScript SDK is not installed in {node_modules} (make strands-typescript)"
+        )
+    found = steps("ts")
+    _, files = read(PAGE)
+    assert {"scripted.ts", "payments.ts", "resume.ts"} <= set(files)
+    assert sum(step.output is not None for step in found) == len(found) - 1 >= len(SECTIONS)
+    (tmp_path / "node_modules").symlink_to(node_modules, target_is_directory=True)
+    (tmp_path / "package.json").write_text('{"type": "module"}\n', encoding="utf-8")
+    for name, text in files.items():
+        if name.endswith(".ts"):
+            (tmp_path / name).write_text(text, encoding="utf-8")
+    # One module, as a reader running the steps in one file would: a marker line closes each step's output.
+    program = "".join(f"{step.code}console.log({MARK!r});\n" for step in found)
+    (tmp_path / "page.ts").write_text(program, encoding="utf-8")
+    run = subprocess.run(
+        [str(tsx), "page.ts"], cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert run.returncode == 0, run.stderr
+    outputs = run.stdout.split(MARK + "\n")
+    assert outputs[-1] == "", run.stdout  # nothing printed after the last step
+    assert len(outputs) == len(found) + 1, run.stdout
+    for step, out in zip(found, outputs, strict=False):
+        if step.output is None:
+            assert out == "", f"the block at line {step.line} prints output the page does not show"
+        else:
+            assert out == step.output, f"the block at line {step.line} prints something else"
 
 
 @pytest.mark.parametrize(
