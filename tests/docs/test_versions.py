@@ -1,6 +1,6 @@
 """Publishing the versioned site: `make docs-deploy` in a fresh clone of the repository (HEAD) commits the
 site of the current spec version to the local gh-pages branch with mike, under the version, aliased and
-defaulted to `latest`, and pushes nothing.
+defaulted to `latest`, keeps the versions published before and pushes nothing.
 
 The clone runs the Makefile's own target; only BIN (this checkout's .venv/bin, where mike and mkdocs are
 installed) and STAMP (a file newer than the clone's pyproject.toml, so the target does not install a .venv of
@@ -22,8 +22,26 @@ BIN = ROOT / ".venv" / "bin"
 BRANCH = "gh-pages"
 
 
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout
+# A version published before, as mike would have left it: the deploy must keep it and take `latest` from it.
+EARLIER = "0.9"
+EARLIER_PAGE = "<!doctype html><title>RoC 0.9</title>\n"
+# A committer identity of its own: the machine running the tests may have none configured.
+IDENTITY = {
+    f"GIT_{who}_{what}": value
+    for who in ("AUTHOR", "COMMITTER")
+    for what, value in (("NAME", "RoC docs test"), ("EMAIL", "docs-test@roc-protocol.invalid"))
+}
+
+
+def git(repo: Path, *args: str, stdin: str | None = None) -> str:
+    return subprocess.run(
+        ["git", "-C", str(repo), *args],
+        check=True,
+        capture_output=True,
+        text=True,
+        input=stdin,
+        env={**os.environ, **IDENTITY},
+    ).stdout
 
 
 def ref(repo: Path, name: str) -> str | None:
@@ -33,6 +51,29 @@ def ref(repo: Path, name: str) -> str | None:
         text=True,
     )
     return found.stdout.strip() or None
+
+
+def publish_earlier(clone: Path) -> None:
+    """A gh-pages branch holding EARLIER aliased `latest` and the default, written with git plumbing."""
+
+    def blob(text: str) -> str:
+        return git(clone, "hash-object", "-w", "--stdin", stdin=text).strip()
+
+    versions = json.dumps([{"version": EARLIER, "title": EARLIER, "aliases": ["latest"]}])
+    redirect = '<meta http-equiv="refresh" content="0; url=latest/">\n'
+    earlier = git(clone, "mktree", stdin=f"100644 blob {blob(EARLIER_PAGE)}\tindex.html\n").strip()
+    root = git(
+        clone,
+        "mktree",
+        stdin=(
+            f"040000 tree {earlier}\t{EARLIER}\n"
+            f"100644 blob {blob(redirect)}\tindex.html\n"
+            f"120000 blob {blob(EARLIER)}\tlatest\n"
+            f"100644 blob {blob(versions)}\tversions.json\n"
+        ),
+    ).strip()
+    commit = git(clone, "commit-tree", root, "-m", f"Deployed {EARLIER}").strip()
+    git(clone, "update-ref", f"refs/heads/{BRANCH}", commit)
 
 
 @pytest.fixture(scope="module")
@@ -45,15 +86,15 @@ def deployed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     make = ["make", "-C", str(clone), f"BIN={BIN}", f"STAMP={stamp}"]
     if subprocess.run([*make, "-n", "docs-deploy"], capture_output=True).returncode != 0:
         pytest.fail("the Makefile has no docs-deploy target (docs/versions.md describes it)")
-    # A committer identity of its own: the machine running the tests may have none configured.
-    identity = {
-        f"GIT_{who}_{what}": value
-        for who in ("AUTHOR", "COMMITTER")
-        for what, value in (("NAME", "RoC docs test"), ("EMAIL", "docs-test@roc-protocol.invalid"))
-    }
-    subprocess.run([*make, "docs-deploy"], check=True, capture_output=True, env={**os.environ, **identity})
+    publish_earlier(clone)
+    done = subprocess.run(
+        [*make, "docs-deploy"], capture_output=True, text=True, env={**os.environ, **IDENTITY}
+    )
+    if done.returncode != 0:
+        pytest.fail(f"make docs-deploy failed:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
     spec = json.loads((clone / "spec" / "requirements.json").read_text(encoding="utf-8"))
     version = str(spec["specVersion"])
+    assert version != EARLIER
     return clone, version
 
 
@@ -69,13 +110,21 @@ def test_the_version_is_committed_to_the_branch(deployed: tuple[Path, str]) -> N
     assert '"version": {"provider": "mike"}' in page
     # Nothing else of the repository is on the branch.
     top = {f.split("/", 1)[0] for f in files}
-    assert top <= {version, "latest", "versions.json", "index.html", ".nojekyll"}
+    assert top <= {version, EARLIER, "latest", "versions.json", "index.html", ".nojekyll"}
 
 
-def test_versions_json_lists_the_version_as_latest(deployed: tuple[Path, str]) -> None:
+def test_the_earlier_version_is_kept(deployed: tuple[Path, str]) -> None:
+    clone, _ = deployed
+    assert git(clone, "show", f"{BRANCH}:{EARLIER}/index.html") == EARLIER_PAGE
+
+
+def test_versions_json_moves_latest_to_the_version(deployed: tuple[Path, str]) -> None:
     clone, version = deployed
     versions = json.loads(git(clone, "show", f"{BRANCH}:versions.json"))
-    assert versions == [{"version": version, "title": version, "aliases": ["latest"]}]
+    assert versions == [
+        {"version": version, "title": version, "aliases": ["latest"]},
+        {"version": EARLIER, "title": EARLIER, "aliases": []},
+    ]
     # The alias is a symbolic link to the version's directory.
     mode, kind, blob = git(clone, "ls-tree", BRANCH, "latest").split("\t")[0].split()
     assert (mode, kind) == ("120000", "blob")
@@ -93,6 +142,8 @@ def test_nothing_is_pushed(deployed: tuple[Path, str]) -> None:
     clone, _ = deployed
     # The clone's origin is this repository: a push would have created or moved its gh-pages branch.
     assert ref(ROOT, BRANCH) is None or ref(ROOT, BRANCH) != ref(clone, BRANCH)
+    # Two commits on top of the earlier one: the deploy and the default.
+    assert git(clone, "rev-list", "--count", BRANCH).strip() == "3"
     assert git(clone, "status", "--porcelain", "--untracked-files=no") == ""
 
 
