@@ -89,3 +89,11 @@ compat: $(STAMP) $(COMPAT_INSTALLED)
 $(COMPAT_INSTALLED):
 	@echo "make compat: $@ is missing: install the adapters first with make strands-python strands-typescript" >&2
 	@exit 1
+
+## docs-deploy: the site of the current spec version (specVersion in spec/requirements.json) committed by mike
+## to the local gh-pages branch, aliased latest, with the root redirecting to latest; nothing is pushed
+.PHONY: docs-deploy
+docs-deploy: $(STAMP)
+	PATH="$(abspath $(BIN)):$$PATH" NO_MKDOCS_2_WARNING=1 $(BIN)/mike deploy --update-aliases \
+		"$$($(BIN)/python -c 'import json; print(json.load(open("spec/requirements.json"))["specVersion"])')" latest
+	$(BIN)/mike set-default latest

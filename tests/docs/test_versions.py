@@ -83,7 +83,8 @@ def deployed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     subprocess.run(["git", "clone", "--quiet", "--single-branch", str(ROOT), str(clone)], check=True)
     stamp = tmp / "installed"
     stamp.touch()
-    make = ["make", "-C", str(clone), f"BIN={BIN}", f"STAMP={stamp}"]
+    # -o: never remake the stamp, so the clone's make can never reinstall the package into this .venv
+    make = ["make", "-C", str(clone), f"BIN={BIN}", f"STAMP={stamp}", "-o", str(stamp)]
     if subprocess.run([*make, "-n", "docs-deploy"], capture_output=True).returncode != 0:
         pytest.fail("the Makefile has no docs-deploy target (docs/versions.md describes it)")
     publish_earlier(clone)
