@@ -84,27 +84,50 @@ def test_the_python_steps_run_in_order_and_print_what_they_show(
         sys.modules.pop("payments", None)  # the page's module, not to be found by another test
 
 
-def test_the_typescript_steps_run_in_order_and_print_what_they_show(tmp_path: Path) -> None:
+# The examples are TypeScript a reader can compile: strict, with the SDK's own types.
+TSCONFIG = {
+    "compilerOptions": {
+        "target": "ES2023",
+        "module": "NodeNext",
+        "moduleResolution": "NodeNext",
+        "strict": True,
+        "noEmit": True,
+        "allowImportingTsExtensions": True,
+        "skipLibCheck": True,
+        "types": ["node"],
+    },
+    "include": ["*.ts"],
+}
+
+
+@pytest.fixture(scope="module")
+def ts_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A directory holding the page's TypeScript steps as one module (``page.ts``, a marker line after each
+    step's code) and its files, resolving packages from the Strands TypeScript adapter's ``node_modules``."""
     node_modules = TS_ADAPTER / "node_modules"
-    tsx = node_modules / ".bin" / "tsx"
-    if shutil.which("node") is None or not tsx.exists():
+    if shutil.which("node") is None or not (node_modules / ".bin" / "tsx").exists():
         pytest.skip(
-            f"the Strands TypeScript SDK is not installed in {node_modules} (make strands-typescript)"
+            f"Node.js or the Strands TypeScript SDK in {node_modules} is missing: make strands-typescript"
         )
-    found = steps("ts")
-    _, files = read(PAGE)
-    assert {"scripted.ts", "payments.ts", "resume.ts"} <= set(files)
-    assert sum(step.output is not None for step in found) == len(found) - 1 >= len(SECTIONS)
-    (tmp_path / "node_modules").symlink_to(node_modules, target_is_directory=True)
-    (tmp_path / "package.json").write_text('{"type": "module"}\n', encoding="utf-8")
-    for name, text in files.items():
+    project = tmp_path_factory.mktemp("patterns-ts")
+    (project / "node_modules").symlink_to(node_modules, target_is_directory=True)
+    (project / "package.json").write_text('{"type": "module"}\n', encoding="utf-8")
+    (project / "tsconfig.json").write_text(json.dumps(TSCONFIG), encoding="utf-8")
+    for name, text in read(PAGE)[1].items():
         if name.endswith(".ts"):
-            (tmp_path / name).write_text(text, encoding="utf-8")
-    # One module, as a reader running the steps in one file would: a marker line closes each step's output.
-    program = "".join(f"{step.code}console.log({MARK!r});\n" for step in found)
-    (tmp_path / "page.ts").write_text(program, encoding="utf-8")
+            (project / name).write_text(text, encoding="utf-8")
+    program = "".join(f"{step.code}console.log({MARK!r});\n" for step in steps("ts"))
+    (project / "page.ts").write_text(program, encoding="utf-8")
+    return project
+
+
+def test_the_typescript_steps_run_in_order_and_print_what_they_show(ts_project: Path) -> None:
+    found = steps("ts")
+    assert {"scripted.ts", "payments.ts", "resume.ts"} <= set(read(PAGE)[1])
+    assert sum(step.output is not None for step in found) == len(found) - 1 >= len(SECTIONS)
+    tsx = ts_project / "node_modules" / ".bin" / "tsx"
     run = subprocess.run(
-        [str(tsx), "page.ts"], cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False
+        [str(tsx), "page.ts"], cwd=ts_project, capture_output=True, text=True, timeout=120, check=False
     )
     assert run.returncode == 0, run.stderr
     outputs = run.stdout.split(MARK + "\n")
@@ -115,6 +138,14 @@ def test_the_typescript_steps_run_in_order_and_print_what_they_show(tmp_path: Pa
             assert out == "", f"the block at line {step.line} prints output the page does not show"
         else:
             assert out == step.output, f"the block at line {step.line} prints something else"
+
+
+def test_the_typescript_examples_type_check(ts_project: Path) -> None:
+    tsc = ts_project / "node_modules" / ".bin" / "tsc"
+    run = subprocess.run(
+        [str(tsc), "-p", "."], cwd=ts_project, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
 
 
 @pytest.mark.parametrize(
