@@ -197,3 +197,11 @@ def test_the_conformance_sentence_is_the_spec_s_own() -> None:
     sentence = re.search(r"A profile is conformant [^.]*\.", index)
     assert sentence, "the home page does not say what makes a profile conformant"
     assert sentence.group(0) in spec, sentence.group(0)
+
+
+@pytest.mark.parametrize("guide", ["tutorial", "python-kit", "typescript-kit", "other-languages"])
+def test_each_adapter_guide_links_the_contract_and_the_install(site: Path, guide: str) -> None:
+    """A reader who lands on any guide first finds the contract and how to get roc-conformance."""
+    found = links(article(site, f"adapters/{guide}/index.html"))
+    assert any(link.startswith("../../conformance/") for link in found), found
+    assert "../../#quick-start" in found, found
