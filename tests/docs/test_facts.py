@@ -227,3 +227,12 @@ def test_the_site_shows_the_pins(site: Path) -> None:
     home = (site / "index.html").read_text(encoding="utf-8")
     assert f"<code>strands-agents</code> {facts.strands_python_version()}" in home
     assert f"<code>@strands-agents/sdk</code> {facts.strands_typescript_version()}" in home
+
+
+def test_the_table_of_what_exercises_each_profile_has_a_row_per_profile() -> None:
+    """spec/conformance-testing.md says, per profile, what exercises it: a new profile needs its row."""
+    text = (ROOT / "spec" / "conformance-testing.md").read_text(encoding="utf-8")
+    table = text.split("| profile | exercised by | harness feature |", 1)[1].split("\n\n", 1)[0]
+    rows = [line.split("|")[1] for line in table.splitlines()[2:]]
+    named = [name for row in rows for name in re.findall(r"`([a-z-]+)`", row)]
+    assert sorted(named) == sorted(profile.name for profile in facts.profiles())
