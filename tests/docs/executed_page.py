@@ -8,6 +8,8 @@ not a step: the runner writes it to the working directory, where the steps impor
 
 from __future__ import annotations
 
+import contextlib
+import io
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -75,3 +77,20 @@ def read(page: Path) -> tuple[list[Step], dict[str, str]]:
         output = after.code if after is not None and after.lang == "text" and not between.strip() else None
         steps.append(Step(block.line, block.lang, block.code, output))
     return steps, files
+
+
+def run_python(page: Path, steps: list[Step], namespace: dict[str, object]) -> None:
+    """Run the Python ``steps`` of ``page`` in order in ``namespace``; fail at the first step that prints
+    something other than the output the page shows under it (nothing, when it shows none)."""
+    for step in steps:
+        if step.lang != "python":
+            continue
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(step.code, f"{page}:{step.line}", "exec"), namespace)
+        expected = step.output if step.output is not None else ""
+        if out.getvalue() != expected:
+            raise AssertionError(
+                f"the block at {page.name}:{step.line} prints\n{out.getvalue()}\n"
+                f"but the page shows\n{expected}"
+            )

@@ -9,8 +9,6 @@ first. So a changed id, stop reason, result or replay count in the runtime fails
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import re
 import shutil
@@ -19,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from executed_page import Step, read
+from executed_page import Step, read, run_python
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "patterns" / "index.md"
@@ -68,18 +66,8 @@ def test_the_python_steps_run_in_order_and_print_what_they_show(
             (tmp_path / name).write_text(text, encoding="utf-8")
     monkeypatch.chdir(tmp_path)  # resume.py is started from here, as a reader would
     monkeypatch.syspath_prepend(str(tmp_path))
-    namespace: dict[str, object] = {"__name__": "patterns_page"}
     try:
-        for step in steps("python"):
-            out = io.StringIO()
-            with contextlib.redirect_stdout(out):
-                exec(compile(step.code, f"{PAGE}:{step.line}", "exec"), namespace)
-            if step.output is None:
-                assert out.getvalue() == "", (
-                    f"the block at line {step.line} prints output the page does not show"
-                )
-            else:
-                assert out.getvalue() == step.output, f"the block at line {step.line} prints something else"
+        run_python(PAGE, steps("python"), {"__name__": "patterns_page"})
     finally:
         sys.modules.pop("payments", None)  # the page's module, not to be found by another test
 
@@ -181,3 +169,11 @@ def test_the_built_page_shows_each_section_and_its_output(site: Path) -> None:
         assert f">{title}<" in html
     # The outputs render as code blocks, not as prose: the transfer as it ran is in one.
     assert re.search(r"<code>.*ran with:.*ACME Ltd", html, re.S)
+    # Setup and each pattern: a tab set whose tabs are Python and TypeScript, in that order.
+    tab_sets = re.findall(r'<div class="tabbed-set[^"]*"(.*?)<div class="tabbed-content">', html, re.S)
+    assert len(tab_sets) == len(SECTIONS) + 1
+    for labels in tab_sets:
+        assert re.findall(r"<label[^>]*>([^<]+)</label>", labels) == ["Python", "TypeScript"]
+    # Example files show their names.
+    for name in ("scripted.ts", "payments.py", "resume.py", "payments.ts", "resume.ts"):
+        assert f'<span class="filename">{name}</span>' in html
