@@ -236,3 +236,14 @@ def test_the_table_of_what_exercises_each_profile_has_a_row_per_profile() -> Non
     rows = [line.split("|")[1] for line in table.splitlines()[2:]]
     named = [name for row in rows for name in re.findall(r"`([a-z-]+)`", row)]
     assert sorted(named) == sorted(profile.name for profile in facts.profiles())
+
+
+def test_the_copies_in_code_name_the_defined_profiles() -> None:
+    """Code that cannot read the chapter at run time keeps a copy: the reference runtime's claim (every
+    profile) and the vector schema's enum. A profile added to 1.3 fails here until both know it."""
+    from roc_reference import PROFILES as REFERENCE_PROFILES
+
+    defined = {profile.name for profile in facts.profiles()}
+    assert set(REFERENCE_PROFILES) == defined
+    schema = json.loads((ROOT / "conformance" / "vectors" / "vector.schema.json").read_text(encoding="utf-8"))
+    assert set(schema["properties"]["profiles"]["items"]["enum"]) == defined
