@@ -247,3 +247,20 @@ def test_the_copies_in_code_name_the_defined_profiles() -> None:
     assert set(REFERENCE_PROFILES) == defined
     schema = json.loads((ROOT / "conformance" / "vectors" / "vector.schema.json").read_text(encoding="utf-8"))
     assert set(schema["properties"]["profiles"]["items"]["enum"]) == defined
+
+
+# --- the tutorial adapter's length ------------------------------------------------------------------------
+
+
+def test_pages_give_the_tutorial_adapter_s_length_right() -> None:
+    """The pages that send readers to the tutorial say "about N lines" of its adapter (the tutorial itself
+    first, before it describes the toy runtime): N within a tenth of what the page's blocks build."""
+    tutorial = (ROOT / "docs" / "adapters" / "tutorial.md").read_text(encoding="utf-8")
+    blocks = re.findall(r'^```python title="toy_adapter\.py"\n(.*?)^```$', tutorial, re.S | re.M)
+    actual = len("".join(blocks).splitlines())
+    said = {}
+    for page in ("README.md", "docs/index.md", "conformance/README.md", "docs/adapters/tutorial.md"):
+        first = re.search(r"about (\d+) lines", (ROOT / page).read_text(encoding="utf-8"))
+        assert first, f"{page} no longer says how long the tutorial's adapter is"
+        said[page] = int(first.group(1))
+    assert all(abs(n - actual) <= actual / 10 for n in said.values()), (actual, said)
