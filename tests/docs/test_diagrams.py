@@ -10,31 +10,19 @@ line of every block is held to the statement forms and label characters Mermaid'
 from __future__ import annotations
 
 import html
-import importlib.util
 import json
 import re
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from hook_module import load_hook
 
 ROOT = Path(__file__).resolve().parents[2]
 LIFECYCLE = ROOT / "spec" / "03-lifecycle.md"
-HOOK = ROOT / "docs" / "_hooks" / "diagrams.py"
 MERMAID_BLOCK = re.compile(r'<pre class="mermaid"><code>(.*?)</code></pre>', re.S)
 TRANSITION = re.compile(r"^ {4}(\w+) --> (\w+) : (.*)$")
 LABEL = re.compile(r"[A-Za-z0-9 _,./()-]+")  # no colon, semicolon, #, %, quotes or HTML markup
 
-
-def load_hook() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("roc_diagrams_hook", HOOK)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while the class is created
-    spec.loader.exec_module(module)
-    return module
 
 
 def table_rows() -> list[tuple[str, str, str]]:
@@ -159,7 +147,7 @@ def test_the_caption_links_the_table_it_was_drawn_from(site: Path) -> None:
 
 
 def test_the_hook_refuses_a_table_it_cannot_read() -> None:
-    hook = load_hook()
+    hook = load_hook("diagrams")
     text = LIFECYCLE.read_text(encoding="utf-8")
     with pytest.raises(ValueError, match="cannot read the outcome"):
         hook.transitions(hook.parse_table(text.replace("runs; ends idle, or interrupted", "runs")))

@@ -12,14 +12,12 @@
 from __future__ import annotations
 
 import html
-import importlib.util
 import json
 import re
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from hook_module import load_hook
 from roc_conformance.client import SPEC_1_1_PROFILES
 from roc_conformance.specdoc.vocabulary import PROFILES, RESERVED_PROFILES
 
@@ -38,17 +36,8 @@ SKIP_DIRS = {
 }
 
 
-def load_facts() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("roc_docs_facts", ROOT / "docs" / "_hooks" / "facts.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while the class is created
-    spec.loader.exec_module(module)
-    return module
 
-
-facts = load_facts()
+facts = load_hook("facts")
 
 
 def project_files(*suffixes: str) -> list[Path]:
