@@ -24,7 +24,6 @@ TRANSITION = re.compile(r"^ {4}(\w+) --> (\w+) : (.*)$")
 LABEL = re.compile(r"[A-Za-z0-9 _,./()-]+")  # no colon, semicolon, #, %, quotes or HTML markup
 
 
-
 def table_rows() -> list[tuple[str, str, str]]:
     """The state/input/outcome rows of section 3.1, read straight from the chapter."""
     text = LIFECYCLE.read_text(encoding="utf-8")

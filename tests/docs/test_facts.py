@@ -36,7 +36,6 @@ SKIP_DIRS = {
 }
 
 
-
 facts = load_hook("facts")
 
 
