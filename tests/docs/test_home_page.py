@@ -13,6 +13,7 @@ import re
 import shlex
 import subprocess
 import sys
+import sysconfig
 import tomllib
 from importlib import metadata
 from pathlib import Path
@@ -149,7 +150,12 @@ def test_the_documented_editable_install_runs_outside_the_clone(tmp_path: Path) 
     """The quick start installs the package editable and runs the smoke test wherever the reader is. The
     project's .venv is exactly such an install (make does ``pip install -e``), so its console script is run
     from a directory outside the repository."""
-    direct = json.loads(metadata.distribution("roc-protocol").read_text("direct_url.json") or "{}")
+    # The installed distribution, read from the environment's site-packages: from the repository root, the
+    # search also finds the roc_protocol.egg-info that pip's editable build leaves there, which has no record
+    # of how it was installed.
+    site_packages = sysconfig.get_paths()["purelib"]
+    (installed,) = metadata.distributions(name="roc-protocol", path=[site_packages])
+    direct = json.loads(installed.read_text("direct_url.json") or "{}")
     assert direct.get("dir_info", {}).get("editable") is True, "the tests do not run from an editable install"
     command = shell_lines(readme_section("quickstart"))[-1]
     assert command.startswith("roc-conformance smoke"), command
