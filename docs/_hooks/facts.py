@@ -124,8 +124,6 @@ def render(markdown: str) -> str:
 
 
 def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-    if page.file.src_uri == "conformance.md":
-        markdown = markdown.replace("](../docs/", "](")
     return render(markdown)
 
 

@@ -184,6 +184,7 @@ def _conformance_page() -> str:
     """conformance/README.md with its repository-relative links pointed at the site's own pages."""
     text = (ROOT / "conformance" / "README.md").read_text(encoding="utf-8")
     text = re.sub(r"\]\(\.\./spec/", "](spec/", text)
+    text = text.replace("](../docs/", "](")
     return re.sub(r"\]\(\.\./proto/[^)]*\)", "](proto.md)", text)
 
 
@@ -231,17 +232,18 @@ def _performance_page() -> str:
 
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:
+    conformance = _conformance_page()
     pages = (
         ("requirements.md", _requirements_page()),
         ("performance.md", _performance_page()),
         ("proto.md", _proto_page()),
-        ("conformance.md", _conformance_page()),
+        ("conformance.md", conformance),
         *_compat_pages(),
     )
     for uri, content in pages:
         files.append(File.generated(config, uri, content=content))
     # Files of conformance/ that its README links to (schemas), published beside the page that links them.
-    for target in re.findall(r"\]\((?!\.\./|https?:|#)([^)#]+)\)", _conformance_page()):
+    for target in re.findall(r"\]\((?!\.\./|https?:|#)([^)#]+)\)", conformance):
         source = ROOT / "conformance" / target
         if source.is_file():
             # The same file may already be published (two links to it, or a copy under docs/): replace it.
