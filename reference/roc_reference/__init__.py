@@ -23,9 +23,9 @@ The core imports no gRPC.
                         for i in result.interrupts])
 """
 
-SPEC_VERSION = "1.1"
-SPEC_VERSIONS = ("1.0", "1.1")
-"""The spec versions this runtime implements: 1.1 adds profiles and optional members to 1.0."""
+SPEC_VERSION = "1.2"
+SPEC_VERSIONS = ("1.0", "1.1", "1.2")
+"""The spec versions this runtime implements: 1.1 and 1.2 add profiles and optional members to 1.0."""
 IMPLEMENTATION_NAME = "roc-reference"
 PROFILES = (
     "core",

@@ -405,6 +405,53 @@ class Agent:
                 self.state.replace(before)  # ROC-DIRECT-003: a refused call changes nothing
                 raise
 
+    # --- as a sub-agent (profile agent-as-tool) ------------------------------------------------
+
+    def as_tool(self, name: str | None = None, description: str | None = None) -> Tool:
+        """This agent as a tool taking ``{"prompt": str}``: the seed's agent-as-tool with no plumbing.
+
+        Its body is one ``tool_context.run_agent`` call; the tool result is the sub-agent's final text.
+        """
+        definition = self
+
+        def run(prompt: str, tool_context: ToolContext) -> AgentResult:
+            return tool_context.run_agent(definition, prompt)
+
+        text = description if description is not None else f"Ask the agent {self.agent_id!r}."
+        return Tool(name=name or self.agent_id, fn=run, context=True, description=text)
+
+    def spawn(self, doc: Mapping[str, Any] | None) -> Agent:
+        """A new instance of this agent used as a definition (ROC-AGENT-010): the same model, tools, hooks,
+        executor, guard and clock; the messages and state of ``doc`` (a kept sub-agent, as a snapshot
+        document) or, without one, this agent's own. The definition itself is never changed."""
+        child = Agent(
+            self.model,
+            tools=self.tool_registry.values(),
+            executor=self.executor,
+            agent_id=self.agent_id,
+            resume_guard=self._resume_guard,
+            clock=self._clock,
+        )
+        child.hooks = self.hooks
+        if doc is None:
+            with self._lock:
+                child._messages.replace(self._shown_messages())
+                child.state.replace(self.state.to_dict())
+            return child
+        snapshot = parse_snapshot(doc)
+        if snapshot.agent.agent_id != self.agent_id:  # ROC-AGENT-009: the definition must be the kept one's
+            raise SnapshotInvalidError(
+                f"the kept sub-agent is {snapshot.agent.agent_id!r}, the tool runs {self.agent_id!r}",
+                details={"agentId": snapshot.agent.agent_id},
+            )
+        child._apply(snapshot)
+        return child
+
+    def child_state(self) -> dict[str, Any]:
+        """This agent as a kept sub-agent: ``{"agent", "interruptState"}`` (``interruptState.children``)."""
+        doc = self._unsigned_doc(self._revision)
+        return {"agent": doc["agent"], "interruptState": doc["interruptState"]}
+
     # --- snapshots ---------------------------------------------------------------------------
 
     def take_snapshot(self) -> dict[str, Any]:

@@ -225,3 +225,43 @@ def cancel_text(value: bool | str, default: str) -> str | None:
     if value is False or value is None:
         return None
     return default if value is True else str(value)
+
+
+# --- multi-agent orchestration (profile multi-agent, spec chapter 13) ---------------------------------
+
+if TYPE_CHECKING:
+    from .orchestration import Orchestrator
+
+DEFAULT_CANCEL_NODE_MESSAGE = "node call cancelled"
+
+
+@dataclass
+class BeforeNodeCallEvent(InterruptibleEvent):
+    """A node of a graph or swarm is about to run: ``agent`` is the node's agent, not yet invoked for this
+    visit; ``visit`` counts the node's runs in ``orchestrator`` (1 for the first).
+
+    Callbacks may ``interrupt`` (ROC-GRAPH-001..003: fan-out, one interrupt per callback, names unique per
+    event instance). ``cancel_node`` = ``True`` or a message cancels the node: its agent does not run and its
+    successors do not run (ROC-GRAPH-004).
+    """
+
+    orchestrator: Orchestrator = field(kw_only=True)
+    node_id: str = field(kw_only=True)
+    visit: int = field(kw_only=True)
+    cancel_node: bool | str = field(default=False, kw_only=True)
+
+    def _decided(self, text: str) -> None:
+        self.cancel_node = text  # ROC-GRAPH-004: as if the callback set cancel_node to the decision text
+
+
+@dataclass
+class AfterNodeCallEvent(HookEvent):
+    """A node's agent completed its visit with ``result`` (ROC-GRAPH-012: never fired for a node that stopped
+    with interrupts or was cancelled)."""
+
+    reverse_order = True
+
+    orchestrator: Orchestrator = field(kw_only=True)
+    node_id: str = field(kw_only=True)
+    visit: int = field(kw_only=True)
+    result: AgentResult = field(kw_only=True)

@@ -100,12 +100,14 @@ def _percent_encoded(text: str) -> str:
 class InterruptRaised(BaseException):
     """Unwinds a hook callback or tool body that raised an unanswered interrupt.
 
-    A ``BaseException`` so that a tool body's ``except Exception`` cannot swallow the pause.
+    A ``BaseException`` so that a tool body's ``except Exception`` cannot swallow the pause. A tool body
+    whose sub-agent stopped raises all the sub-agent's interrupts at once (``interrupts``, ROC-AGENT-001).
     """
 
-    def __init__(self, interrupt: Interrupt) -> None:
+    def __init__(self, interrupt: Interrupt, *more: Interrupt) -> None:
         super().__init__(interrupt.id)
         self.interrupt = interrupt
+        self.interrupts = (interrupt, *more)
 
 
 @dataclass(frozen=True)
@@ -189,6 +191,22 @@ class UnitRun:
         """The first misuse of ``interrupt`` in this run; re-raised even if user code swallowed it."""
         self.raised: Interrupt | None = None
         """The last pause of this run; it stands even if user code caught it (ROC-REPLAY-009)."""
+        self.raised_with: tuple[Interrupt, ...] = ()
+        """The interrupts raised together with ``raised`` (a stopped sub-agent's, ROC-AGENT-001)."""
+
+    def pause(self) -> InterruptRaised:
+        """The pause this run stands on (``raised`` and what came with it)."""
+        assert self.raised is not None
+        return InterruptRaised(self.raised, *self.raised_with)
+
+    def propagate(self, interrupts: Sequence[Interrupt]) -> BaseException:
+        """Pause with the propagated interrupts of a stopped sub-agent (ROC-AGENT-001). Their names are the
+        sub-agent's and need not be unique here: their ids are (ROC-AGENT-002)."""
+        if self._direct:  # ROC-DIRECT-001: a direct call has no caller to hand the sub-agent's questions to
+            return self._fail(DirectCallInterruptError("a sub-agent interrupted in a direct tool call"))
+        self.raised, *rest = interrupts
+        self.raised_with = tuple(rest)
+        return self.pause()
 
     def _fail(self, error: RocError) -> RocError:
         if self.error is None:
@@ -258,7 +276,7 @@ class UnitRun:
             return json_copy(stored.response)  # ROC-REPLAY-003: the replayed raise point gets it
         if stored is not None:
             # ROC-REPLAY-004, ROC-ANSWER-002: an unanswered interrupt keeps its id, name and reason.
-            self.raised = stored.interrupt
+            self.raised, self.raised_with = stored.interrupt, ()
             raise InterruptRaised(stored.interrupt)
         extra: dict[str, Any] = {} if metadata is None else {"metadata": json_copy(metadata)}
         if expires_at is not None:
@@ -268,6 +286,7 @@ class UnitRun:
         self.raised = Interrupt(
             id=minted, name=name, reason=json_copy(reason), source=self.point.source(), **extra
         )
+        self.raised_with = ()
         raise InterruptRaised(self.raised)
 
 
@@ -280,8 +299,11 @@ class AnswerBook:
     def __init__(self, stored: dict[str, StoredInterrupt]) -> None:
         self._by_unit: dict[tuple[str, str | None, str], StoredInterrupt] = {}
         self._bound: dict[str | None, list[StoredInterrupt]] = {}
+        self._propagated: dict[str, list[StoredInterrupt]] = {}
         for entry in stored.values():
             src = entry.interrupt.source
+            if src.inner is not None and src.tool_use_id is not None:  # matched by inner id, not by name
+                self._propagated.setdefault(src.tool_use_id, []).append(entry)
             unit = None if src.kind == "before_tools" else src.tool_use_id  # a batch is one unit
             self._by_unit.setdefault((src.kind, unit, entry.interrupt.name), entry)
             if entry.input_digest is not None:
@@ -290,6 +312,10 @@ class AnswerBook:
     def find(self, point: RaisePoint, name: str) -> StoredInterrupt | None:
         unit = None if point.kind == "before_tools" else point.tool_use_id
         return self._by_unit.get((point.kind, unit, name))
+
+    def propagated(self, tool_use_id: str) -> list[StoredInterrupt]:
+        """The stored interrupts propagated from the sub-agent of one tool use (ROC-AGENT-004)."""
+        return self._propagated.get(tool_use_id, [])
 
     def check_input(self, use: ToolUse) -> None:
         """Refuse to run a tool use whose input differs from the one its stored interrupts were raised for.
@@ -321,13 +347,19 @@ class InterruptState:
     pending: PendingToolExecution | None = None
     consumed: list[Consumed] = field(default_factory=list)
     """What the most recently completed (or abandoned) batch consumed (ROC-RESEND-001, ROC-RESEND-003)."""
+    children: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Format 2.2 (ROC-AGENT-008): toolUseId -> the sub-agent its body ran in this batch, as the JSON of
+    ``interruptState.children`` (a private document nobody edits in place)."""
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def book(self) -> AnswerBook:
         return AnswerBook(self.interrupts)
 
     def unanswered(self) -> list[Interrupt]:
-        return [s.interrupt for s in self.interrupts.values() if not s.answered]
+        """The interrupts waiting for an answer, in the order of ROC-STOP-010."""
+        waiting = [s.interrupt for s in self.interrupts.values() if not s.answered]
+        uses = self.pending.assistant_message.tool_uses() if self.pending is not None and waiting else []
+        return self._ordered(waiting, lambda i: i, uses)
 
     # --- resume input ------------------------------------------------------------------------
 
@@ -490,7 +522,7 @@ class InterruptState:
         # BeforeToolCall before the body; the stable sort keeps the registration order of the callbacks of
         # one event instance.
         order = {u.tool_use_id: n for n, u in enumerate(uses)}
-        rank = {"before_tools": 0, "before_tool_call": 1, "tool": 2}
+        rank = {"before_tools": 0, "before_tool_call": 1, "tool": 2, "agent_as_tool": 2}
 
         def key(item: _T) -> tuple[int, int]:
             source = interrupt_of(item).source
@@ -501,7 +533,11 @@ class InterruptState:
     # --- transitions -------------------------------------------------------------------------
 
     def stop(
-        self, raised: list[Interrupt], pending: PendingToolExecution, ran: Set[tuple[str, str | None]]
+        self,
+        raised: list[Interrupt],
+        pending: PendingToolExecution,
+        ran: Set[tuple[str, str | None]],
+        children: Mapping[str, dict[str, Any]] | None = None,
     ) -> list[Interrupt]:
         """Interrupt boundary: the interrupts to report, in order; the batch's answers are kept.
 
@@ -533,6 +569,8 @@ class InterruptState:
         self.interrupts = kept
         self.pending = pending
         self.activated = True
+        if children is not None:
+            self.children = dict(children)
         reported = [*raised, *(s.interrupt for s in carried)]
         return self._ordered(reported, lambda i: i, uses)  # ROC-STOP-010
 
@@ -547,6 +585,7 @@ class InterruptState:
         self.interrupts = {}
         self.pending = None
         self.activated = False
+        self.children = {}
 
     # --- snapshot form -----------------------------------------------------------------------
 
@@ -558,6 +597,8 @@ class InterruptState:
         }
         if self.consumed:  # ROC-RESEND-003 (format 2.1); absent when nothing was consumed
             doc["consumed"] = [c.to_json() for c in self.consumed]
+        if self.children:  # ROC-AGENT-008 (format 2.2); absent when no sub-agent ran in the batch
+            doc["children"] = json_copy(self.children)
         return doc
 
     def _snapshot_interrupt(self, stored: StoredInterrupt) -> SnapshotInterrupt:
@@ -583,6 +624,7 @@ class InterruptState:
             interrupts=dict(self.interrupts),
             pending=self.pending,
             consumed=list(self.consumed),
+            children=dict(self.children),
         )
 
 
@@ -593,6 +635,7 @@ def interrupt_state_of(snapshot: Snapshot) -> InterruptState:
         activated=state.activated,
         pending=state.pending_tool_execution,
         consumed=[Consumed(c.interrupt_id, c.answer_digest) for c in state.consumed or []],
+        children=dict(snapshot.raw_children),
     )
     for stored in state.interrupts:
         wire = Interrupt.model_validate(

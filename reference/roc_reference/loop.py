@@ -9,8 +9,8 @@ pending tool execution, so the history never holds a toolUse without its toolRes
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 from .errors import InternalError, RocError
 from .executors import Executor, ToolOutcome
@@ -28,6 +28,7 @@ from .hooks import (
 )
 from .interrupts import AnswerBook, InterruptRaised, InterruptState, RaisePoint, UnitRun
 from .models import Model, ModelTurn
+from .subagents import SubAgentCall
 from .tools import Tool, ToolContext
 from .types import (
     AgentResult,
@@ -54,6 +55,8 @@ class CycleOutcome:
     pending: PendingToolExecution
     result_message: Message | None = None
     ran: frozenset[tuple[str, str | None]] = frozenset()
+    children: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """The batch's sub-agents as they stand after this cycle (``interruptState.children``)."""
 
 
 @dataclass
@@ -92,7 +95,9 @@ class Loop:
             outcome = self.run_cycle(pending)
             if outcome.interrupts:
                 # ROC-STOP-001, ROC-STOP-004: an unanswered interrupt ends the invocation; no model call.
-                reported = self.interrupts.stop(outcome.interrupts, outcome.pending, outcome.ran)
+                reported = self.interrupts.stop(
+                    outcome.interrupts, outcome.pending, outcome.ran, outcome.children
+                )
                 # ROC-SNAP-013, spec 10.2: the caller gets copies, so editing the result after the stop cannot
                 # change the pending batch, what runs on resume, or the reasons a snapshot stores.
                 return AgentResult(
@@ -123,6 +128,7 @@ class Loop:
         book = self.interrupts.book()
         ordinal = len(self.messages)  # the batch's place in the history: part of its interrupt ids
         results: dict[str, ToolResult] = {r.tool_use_id: r for r in pending.completed_tool_results}
+        children = dict(self.interrupts.children)  # each tool use's body reads and writes its own key
 
         before = BeforeToolsEvent(self.agent, message=assistant)
         batch_point = RaisePoint("before_tools", ordinal, batch=tuple(u.tool_use_id for u in uses))
@@ -130,7 +136,7 @@ class Loop:
         ran: set[tuple[str, str | None]] = {("before_tools", None)}
         if raised:
             # ROC-HOOK-019, ROC-HOOK-010: a batch interrupt runs no tool, no BeforeToolCall, no AfterTools.
-            return CycleOutcome(raised, pending, ran=frozenset(ran))
+            return CycleOutcome(raised, pending, ran=frozenset(ran), children=children)
 
         # ROC-TOOL-011: a tool use with a preserved result never runs again.
         todo = [u for u in uses if u.tool_use_id not in results]
@@ -140,7 +146,7 @@ class Loop:
             for use in todo:  # ROC-CANCEL-005, ROC-CANCEL-006: error results, no events
                 results[use.tool_use_id] = error_result(use.tool_use_id, batch_cancel)
         else:
-            for outcome in self.executor.run(todo, lambda use: self.run_tool(use, book, ordinal)):
+            for outcome in self.executor.run(todo, lambda use: self.run_tool(use, book, ordinal, children)):
                 if outcome.result is not None:
                     results[outcome.tool_use.tool_use_id] = outcome.result
                 interrupts.extend(outcome.interrupts)
@@ -152,16 +158,20 @@ class Loop:
         if interrupts and not self.hooks.has_callbacks(AfterToolsEvent):
             # The result message of an interrupted cycle is seen by AfterTools callbacks alone; without any
             # it is not built (a sequential batch of N stops N times, each with up to N results).
-            return CycleOutcome(interrupts, so_far, None, frozenset(ran))
+            return CycleOutcome(interrupts, so_far, None, frozenset(ran), children)
         message = tool_result_message(ordered)
         # ROC-HOOK-010, ROC-HOOK-011: AfterTools fires once for every cycle whose BeforeTools let the batch
         # proceed, carrying the result message as it stands (preserved + new results; only some when a
         # tool interrupted).
         self.hooks.invoke(AfterToolsEvent(self.agent, assistant, message))
-        return CycleOutcome(interrupts, so_far, message, frozenset(ran))
+        return CycleOutcome(interrupts, so_far, message, frozenset(ran), children)
 
-    def run_tool(self, use: ToolUse, book: AnswerBook, ordinal: int) -> ToolOutcome:
-        """BeforeToolCall fan-out, then cancel or the body, then AfterToolCall."""
+    def run_tool(
+        self, use: ToolUse, book: AnswerBook, ordinal: int, children: dict[str, dict[str, Any]] | None = None
+    ) -> ToolOutcome:
+        """BeforeToolCall fan-out, then cancel or the body, then AfterToolCall. ``children``: the cycle's
+        sub-agents (``CycleOutcome.children``), which the body's sub-agent call reads and updates."""
+        children = {} if children is None else children
         book.check_input(use)  # ROC-SNAP-013: the approved input is the input that runs
         before = BeforeToolCallEvent(self.agent, tool_use=use)
         point = RaisePoint("before_tool_call", ordinal, use.tool_use_id, use.name)
@@ -181,12 +191,15 @@ class Loop:
             body_point = RaisePoint("tool", ordinal, use.tool_use_id, use.name)
             # The body gets its own copy of the input: whatever it does to it, a replay runs the same input.
             private = private_copy(use)
-            context = ToolContext(private, self.agent, UnitRun(body_point, book))
-            ran |= {("tool", use.tool_use_id)}
+            unit = UnitRun(body_point, book)
+            context = ToolContext(private, self.agent, unit, SubAgentCall(body_point, unit, book, children))
+            # ROC-ANSWER-005: a body that ran can withdraw its own and its sub-agent's interrupts
+            ran |= {("tool", use.tool_use_id), ("agent_as_tool", use.tool_use_id)}
             try:
                 result = tool.run(private, context)
             except InterruptRaised as signal:  # ROC-TOOL-010: an interrupted body records no result
-                return ToolOutcome(use, interrupts=[signal.interrupt], ran=ran)
+                return ToolOutcome(use, interrupts=list(signal.interrupts), ran=ran)
+            children.pop(use.tool_use_id, None)  # ROC-AGENT-007: the result is preserved, not the sub-agent
         after = AfterToolCallEvent(self.agent, use, result, cancel_message=cancel)
         self.hooks.invoke(after)
         return ToolOutcome(use, result=after.result, ran=ran)

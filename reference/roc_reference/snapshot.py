@@ -14,13 +14,14 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, PrivateAttr, ValidationError, field_validator
 
 from .errors import SnapshotInvalidError, SnapshotVersionUnsupportedError
 from .integrity import MacPrefix, canonical_value, input_digest, parse_json_text, verify
 from .types import (
     MAX_DOCUMENT_DEPTH,
     MAX_VALUE_DEPTH,
+    AgentResult,
     InterruptResponseBlock,
     Message,
     PendingToolExecution,
@@ -32,16 +33,17 @@ from .types import (
 )
 
 # Format 2.0 (spec 9.4): RFC 8785 canonical form. Format 1.0 was a pre-release draft; no loader reads it.
-# Format 2.1 (spec 1.1) adds decisions, onExpiry and the consumed record; this runtime writes 2.1 and
-# reads 2.0 and 2.1.
-SCHEMA_VERSION = "2.1"
+# Format 2.1 (spec 1.1) adds decisions, onExpiry and the consumed record; format 2.2 (spec 1.2) adds kept
+# sub-agents (interruptState.children) and propagated sources (source.inner). This runtime writes 2.2 and
+# reads 2.0 to 2.2.
+SCHEMA_VERSION = "2.2"
 SUPPORTED_MAJOR = 2
-KNOWN_MINOR = 1
-# The snapshot format and the spec are versioned apart (spec 9): RoC 1.1 writes format 2.1.
+KNOWN_MINOR = 2
+# The snapshot format and the spec are versioned apart (spec 9): RoC 1.2 writes format 2.2.
 SPEC_MAJOR = 1
 _VERSION = re.compile(r"(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)", re.ASCII)
 _CREATED_AT = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?Z$"
-_TOOL_BOUND = ("tool", "before_tool_call")
+_TOOL_BOUND = ("tool", "before_tool_call", "agent_as_tool")
 
 
 class SnapshotAgent(RocModel):
@@ -71,6 +73,19 @@ class SnapshotInterruptState(RocModel):
     pending_tool_execution: PendingToolExecution | None
     # Absent when empty, as the schema says (minItems 1): one form per document, kept by the proto binding.
     consumed: list[SnapshotConsumed] | None = Field(default=None, min_length=1)
+    children: dict[str, SnapshotChild] | None = Field(default=None, min_length=1)
+    """Format 2.2 (ROC-AGENT-008): outer toolUseId -> the sub-agent its body ran in the pending batch."""
+
+
+class SnapshotChild(RocModel):
+    """Format 2.2: a kept sub-agent — paused (its own interrupt state) or completed (with ``result``)."""
+
+    agent: SnapshotAgent
+    interrupt_state: SnapshotInterruptState
+    result: AgentResult | None = None
+
+
+SnapshotInterruptState.model_rebuild()
 
 
 class SnapshotIntegrity(RocModel):
@@ -91,6 +106,13 @@ class Snapshot(RocModel):
     agent: SnapshotAgent
     interrupt_state: SnapshotInterruptState
     integrity: SnapshotIntegrity | None = None
+    # The kept sub-agents as the document gave them (format 2.2), so they are written back unchanged.
+    _raw_children: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    @property
+    def raw_children(self) -> dict[str, Any]:
+        """``interruptState.children`` as JSON (``{}`` when absent)."""
+        return self._raw_children
 
     @field_validator("created_at")
     @classmethod
@@ -162,14 +184,14 @@ def parse_snapshot(
     minor = check_version(doc)  # ROC-VER-005/006: before anything else about the content
     if integrity_keys is not None:  # ROC-SEC-004: verified before any other use
         verify(doc, integrity_keys)
-    if minor > KNOWN_MINOR:  # ROC-VER-007: a later minor may add members; read what 2.1 defines
+    if minor > KNOWN_MINOR:  # ROC-VER-007: a later minor may add members; read what 2.2 defines
         doc = _known_members(doc, _SNAPSHOT_SHAPE)
-    if minor == 0:  # ROC-VER-008: a 2.0 document cannot carry what format 2.1 added
-        later = _member_of_2_1(doc)
-        if later is not None:
-            raise SnapshotInvalidError(
-                f"format 2.0 snapshot carries {later}, a member of format 2.1", details={"path": later}
-            )
+    later = _later_member(doc, minor)
+    if later is not None:  # ROC-VER-008: an earlier minor cannot carry what a later one added
+        path, added_in = later
+        raise SnapshotInvalidError(
+            f"format 2.{minor} snapshot carries {path}, a member of format {added_in}", details={"path": path}
+        )
     null = _explicit_null(doc, _SNAPSHOT_SHAPE, "")
     if null is not None:  # ROC-SNAP-009: the models read null as absent; the schema refuses it
         raise SnapshotInvalidError(f"malformed snapshot: {null} is null", details={"path": null})
@@ -188,7 +210,8 @@ def parse_snapshot(
         # ROC-SNAP-009: the schema's minItems. Not a model rule: the runtime builds an empty result message
         # for the AfterTools event of a cycle in which every tool interrupted, and never stores it.
         raise SnapshotInvalidError("malformed snapshot: a stored message has no content")
-    _check_consistency(doc, snapshot)
+    _check_consistency(doc, snapshot.agent, snapshot.interrupt_state)
+    snapshot._raw_children = doc["interruptState"].get("children") or {}
     return snapshot
 
 
@@ -197,12 +220,17 @@ def _where(exc: ValidationError) -> dict[str, Any]:
     return {"path": "/".join(str(p) for p in first["loc"])}
 
 
-def _check_consistency(doc: Mapping[str, Any], snap: Snapshot) -> None:
+def _check_consistency(
+    doc: Mapping[str, Any], agent: SnapshotAgent, state: SnapshotInterruptState, where: str = ""
+) -> None:
+    """The cross-member rules of one agent's part of a document (``doc``: that part's JSON, with ``agent``
+    and ``interruptState``); a kept sub-agent is checked by the same rules (``where`` names it)."""
+
     def invalid(message: str) -> SnapshotInvalidError:
-        return SnapshotInvalidError(f"inconsistent snapshot: {message}")
+        return SnapshotInvalidError(f"inconsistent snapshot: {where}{message}")
 
     # ROC-SNAP-010: the transcript never holds a toolUse without its toolResult.
-    messages = snap.agent.messages
+    messages = agent.messages
     for index, message in enumerate(messages):
         if any(isinstance(b, InterruptResponseBlock) for b in message.content):
             raise invalid(f"message {index} holds an interruptResponse block")
@@ -223,7 +251,6 @@ def _check_consistency(doc: Mapping[str, Any], snap: Snapshot) -> None:
             if not {r.tool_use_id for r in results} <= asked:
                 raise invalid(f"toolResult without toolUse in message {index}")
 
-    state = snap.interrupt_state
     pending = state.pending_tool_execution
     if state.activated != bool(state.interrupts):
         raise invalid("activated must be true exactly when interrupts are stored")
@@ -242,10 +269,16 @@ def _check_consistency(doc: Mapping[str, Any], snap: Snapshot) -> None:
     consumed = [c.interrupt_id for c in state.consumed or []]
     if len(set(consumed)) != len(consumed):
         raise invalid("consumed interrupt ids are not distinct")
-    points = [(i.source.kind, i.source.tool_use_id, i.name) for i in state.interrupts]
+    # Propagated interrupts are told apart by their inner id, not their name (ROC-AGENT-002).
+    points = [
+        (i.source.kind, i.source.tool_use_id, i.name if i.source.inner is None else i.source.inner.interrupt_id)
+        for i in state.interrupts
+    ]
     if len(set(points)) != len(points):
         raise invalid("two interrupts share one raise point")
     if pending is None:
+        if state.children:
+            raise invalid("interruptState.children without a pending batch")
         return
 
     uses_by_id = {u.tool_use_id: u for u in pending.assistant_message.tool_uses()}
@@ -258,7 +291,7 @@ def _check_consistency(doc: Mapping[str, Any], snap: Snapshot) -> None:
         raise invalid("completedToolResults must name distinct tool uses of the pending message")
     for interrupt in state.interrupts:
         source = interrupt.source
-        if source.kind not in (*_TOOL_BOUND, "before_tools"):
+        if source.kind not in (*_TOOL_BOUND, "before_tools"):  # node kinds: no orchestrator snapshots
             raise invalid(f"interrupt source kind {source.kind!r} is not supported by this runtime")
         if source.kind == "before_tools":
             if source.tool_use_id is not None or source.tool_name is not None:
@@ -276,28 +309,78 @@ def _check_consistency(doc: Mapping[str, Any], snap: Snapshot) -> None:
             raise invalid(f"tool-bound interrupt {interrupt.id!r} lacks inputDigest")
         if interrupt.input_digest != input_digest(use.input):
             raise invalid(f"inputDigest of interrupt {interrupt.id!r} does not match its tool input")
+    _check_children(doc, state, set(uses_by_id), set(done), where)
 
 
-def _member_of_2_1(doc: Mapping[str, Any]) -> str | None:
-    """The path of the first member format 2.1 added, in a document (ROC-VER-008), or ``None``."""
+def _check_children(
+    doc: Mapping[str, Any], state: SnapshotInterruptState, uses: set[str], done: set[str], where: str
+) -> None:
+    """ROC-AGENT-009: every kept sub-agent belongs to a tool use of the pending batch without a preserved
+    result, is itself consistent, and every propagated interrupt stands for an interrupt it keeps."""
+
+    def invalid(message: str) -> SnapshotInvalidError:
+        return SnapshotInvalidError(f"inconsistent snapshot: {where}{message}")
+
+    children = state.children or {}
+    raw = doc["interruptState"].get("children") or {}
+    for tool_use_id, child in children.items():
+        if tool_use_id not in uses or tool_use_id in done:
+            raise invalid(f"kept sub-agent {tool_use_id!r} belongs to no running tool use of the pending batch")
+        if (child.result is None) != child.interrupt_state.activated:
+            raise invalid(f"kept sub-agent {tool_use_id!r} is neither paused nor completed with a result")
+        inner_where = f"{where}children/{tool_use_id}: "
+        _check_consistency(raw[tool_use_id], child.agent, child.interrupt_state, inner_where)
+    for interrupt in state.interrupts:
+        inner = interrupt.source.inner
+        if inner is None:
+            continue
+        child = children.get(interrupt.source.tool_use_id or "")
+        if child is None or child.agent.agent_id != inner.agent_id:
+            raise invalid(f"propagated interrupt {interrupt.id!r} has no kept sub-agent {inner.agent_id!r}")
+        if interrupt.response is None and interrupt.decision is None:
+            waiting = {i.id for i in child.interrupt_state.interrupts if i.response is None and i.decision is None}
+            if inner.interrupt_id not in waiting:
+                raise invalid(f"propagated interrupt {interrupt.id!r} stands for no waiting interrupt")
+
+
+def _later_member(doc: Mapping[str, Any], minor: int) -> tuple[str, str] | None:
+    """The path of the first member a later minor added, in a document of ``minor`` (ROC-VER-008), with
+    the format that added it; ``None`` when there is none."""
     state = doc.get("interruptState")
-    if not isinstance(state, dict):
+    if not isinstance(state, dict) or minor >= KNOWN_MINOR:
         return None
-    if "consumed" in state:
-        return "interruptState/consumed"
+    if minor == 0 and "consumed" in state:
+        return "interruptState/consumed", "2.1"
+    if "children" in state:
+        return "interruptState/children", "2.2"
     interrupts = state.get("interrupts")
     for index, stored in enumerate(interrupts if isinstance(interrupts, list) else []):
-        for member in _MEMBERS_2_1:
-            if isinstance(stored, dict) and member in stored:
-                return f"interruptState/interrupts/{index}/{member}"
+        if not isinstance(stored, dict):
+            continue
+        for member in _MEMBERS_2_1 if minor == 0 else ():
+            if member in stored:
+                return f"interruptState/interrupts/{index}/{member}", "2.1"
+        source = stored.get("source")
+        if isinstance(source, dict) and "inner" in source:
+            return f"interruptState/interrupts/{index}/source/inner", "2.2"
     return None
 
 
 _MEMBERS_2_1 = ("decision", "message", "onExpiry")
 
-# Members of snapshot format 2.1, for reading a later 2.x minor (ROC-VER-007). ``None`` = any JSON value;
-# a dict = an object with these members; a one-element list = an array of that shape.
-_SOURCE = {"kind": None, "toolUseId": None, "toolName": None, "nodeId": None}
+
+class _MapOf:
+    """A shape: a JSON object whose members are keys chosen by the writer, each value of ``shape``."""
+
+    def __init__(self, shape: Any) -> None:
+        self.shape = shape
+
+
+# Members of snapshot format 2.2, for reading a later 2.x minor (ROC-VER-007). ``None`` = any JSON value;
+# a dict = an object with these members; a one-element list = an array of that shape; ``_MapOf`` = an
+# object of writer-chosen keys. The shapes of sources and interrupt states are recursive.
+_SOURCE: dict[str, Any] = {"kind": None, "toolUseId": None, "toolName": None, "nodeId": None}
+_SOURCE["inner"] = {"agentId": None, "interruptId": None, "source": _SOURCE}
 _TOOL_RESULT = {"toolUseId": None, "status": None, "content": [{"text": None, "json": None}]}
 _MESSAGE = {
     "role": None,
@@ -325,18 +408,21 @@ _STORED_INTERRUPT = {
     "decision": None,
     "message": None,
 }
+_AGENT = {"agentId": None, "messages": [_MESSAGE], "state": None}
+_INTERRUPT_STATE: dict[str, Any] = {
+    "activated": None,
+    "interrupts": [_STORED_INTERRUPT],
+    "pendingToolExecution": {"assistantMessage": _MESSAGE, "completedToolResults": [_TOOL_RESULT]},
+    "consumed": [{"interruptId": None, "answerDigest": None}],
+}
+_INTERRUPT_STATE["children"] = _MapOf({"agent": _AGENT, "interruptState": _INTERRUPT_STATE, "result": None})
 _SNAPSHOT_SHAPE: dict[str, Any] = {
     "schemaVersion": None,
     "specVersion": None,
     "createdAt": None,
     "revision": None,
-    "agent": {"agentId": None, "messages": [_MESSAGE], "state": None},
-    "interruptState": {
-        "activated": None,
-        "interrupts": [_STORED_INTERRUPT],
-        "pendingToolExecution": {"assistantMessage": _MESSAGE, "completedToolResults": [_TOOL_RESULT]},
-        "consumed": [{"interruptId": None, "answerDigest": None}],
-    },
+    "agent": _AGENT,
+    "interruptState": _INTERRUPT_STATE,
     "integrity": {"alg": None, "keyId": None, "mac": None},
 }
 
@@ -353,6 +439,11 @@ def _explicit_null(value: Any, shape: Any, path: str) -> str | None:
     if isinstance(shape, list) and isinstance(value, list):
         for index, item in enumerate(value):
             found = _explicit_null(item, shape[0], f"{path}/{index}")
+            if found is not None:
+                return found
+    elif isinstance(shape, _MapOf) and isinstance(value, dict):
+        for key, member in value.items():
+            found = _explicit_null(member, shape.shape, f"{path}/{key}")
             if found is not None:
                 return found
     elif isinstance(shape, dict) and isinstance(value, dict):
@@ -373,6 +464,8 @@ def _known_members(value: Any, shape: Any) -> Any:
         return value
     if isinstance(shape, list) and isinstance(value, list):
         return [_known_members(v, shape[0]) for v in value]
+    if isinstance(shape, _MapOf) and isinstance(value, dict):
+        return {k: _known_members(v, shape.shape) for k, v in value.items()}
     if isinstance(shape, dict) and isinstance(value, dict):
         return {k: _known_members(v, shape[k]) for k, v in value.items() if k in shape}
     return value

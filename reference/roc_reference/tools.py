@@ -2,8 +2,8 @@
 
 A tool body receives the toolUse ``input`` as keyword arguments, plus ``tool_context`` when it declares
 that parameter (or was decorated with ``context=True``). Its return value becomes the result content:
-a ``str`` gives ``[{"text": ...}]``, a ``ToolResult`` is taken as is (its toolUseId corrected), anything
-else must be JSON and gives ``[{"json": value}]``. An ordinary exception gives an error result whose
+a ``str`` gives ``[{"text": ...}]``, a ``ToolResult`` is taken as is (its toolUseId corrected), a sub-agent's
+``AgentResult`` gives the text of its final message, anything else must be JSON and gives ``[{"json": value}]``. An ordinary exception gives an error result whose
 content is ``[{"text": str(exception)}]`` — a failing tool never crashes the agent (ROC-TOOL-008).
 """
 
@@ -17,22 +17,24 @@ from typing import TYPE_CHECKING, Any, overload
 
 from .decisions import InterruptDeclined
 from .errors import RocError
-from .interrupts import InterruptRaised, UnitRun
-from .types import JsonContent, TextBlock, ToolResult, ToolUse, error_result, is_json_value
+from .interrupts import AnswerBook, UnitRun
+from .subagents import SubAgentCall
+from .types import AgentResult, JsonContent, TextBlock, ToolResult, ToolUse, error_result, is_json_value
 
 if TYPE_CHECKING:
-    from .agent import Agent
+    from .agent import Agent, PromptInput
 
 CONTEXT_PARAM = "tool_context"
 
 
 @dataclass
 class ToolContext:
-    """What a tool body can see of its call: the tool use, the agent, and ``interrupt``."""
+    """What a tool body can see of its call: the tool use, the agent, ``interrupt`` and ``run_agent``."""
 
     tool_use: ToolUse
     agent: Agent
     _unit: UnitRun
+    _sub_agent: SubAgentCall | None = None
 
     def interrupt(
         self,
@@ -60,6 +62,18 @@ class ToolContext:
         if on_expiry is not None:
             extra["on_expiry"] = on_expiry
         return self._unit.interrupt(name, reason, **extra)
+
+    def run_agent(self, agent: Agent, prompt: PromptInput) -> AgentResult:
+        """Run ``agent`` as this tool use's sub-agent and return its result (profile agent-as-tool, spec 12).
+
+        When the sub-agent stops with interrupts, this tool use stops with them (ROC-AGENT-001); on resume
+        the body runs again and this call resumes the same sub-agent with the caller's answers
+        (ROC-AGENT-005), or returns the result it completed with (ROC-AGENT-007). ``agent`` is a definition:
+        it is never changed, so one definition can serve several tool uses at once (ROC-AGENT-010).
+        """
+        if self._sub_agent is None:  # a direct call: nothing is kept, a stopping sub-agent is refused
+            self._sub_agent = SubAgentCall(self._unit.point, self._unit, AnswerBook({}), {})
+        return self._sub_agent.run(agent, prompt)
 
 
 @dataclass(frozen=True)
@@ -94,14 +108,14 @@ class Tool:
             if context._unit.error is not None:
                 raise context._unit.error from exc
             if context._unit.raised is not None:  # ROC-REPLAY-009: the pause stands, the failure is dropped
-                raise InterruptRaised(context._unit.raised) from None
+                raise context._unit.pause() from None
             if isinstance(exc, InterruptDeclined):  # ROC-DECIDE-004: exactly the decision text
                 return error_result(tool_use.tool_use_id, exc.text)
             return error_result(tool_use.tool_use_id, str(exc))
         if context._unit.error is not None:  # the body swallowed a misuse of interrupt(); it still fails
             raise context._unit.error
         if context._unit.raised is not None:  # ROC-REPLAY-009: a caught pause stands; the return is dropped
-            raise InterruptRaised(context._unit.raised)
+            raise context._unit.pause()
         return to_result(tool_use.tool_use_id, value)
 
 
@@ -109,6 +123,9 @@ def to_result(tool_use_id: str, value: Any) -> ToolResult:
     """The success result for a body's return value (see the module docstring)."""
     if isinstance(value, ToolResult):
         return value.model_copy(update={"tool_use_id": tool_use_id})
+    if isinstance(value, AgentResult):  # a sub-agent's result: its final message's text (ROC-AGENT-007)
+        texts = [b.text for b in value.message.content if isinstance(b, TextBlock)]
+        return ToolResult(tool_use_id=tool_use_id, status="success", content=[TextBlock(text="\n".join(texts))])
     if isinstance(value, str):
         return ToolResult(tool_use_id=tool_use_id, status="success", content=[TextBlock(text=value)])
     if not is_json_value(value):

@@ -39,7 +39,7 @@ StopReason = Literal[
     "cancelled",
     "abandoned",  # spec 1.1, ROC-ABANDON-005: a pending batch ended from outside
 ]
-InterruptSourceKind = Literal["tool", "before_tool_call", "before_tools", "before_node_call", "agent_as_tool"]
+InterruptSourceKind = Literal["tool", "before_tool_call", "before_tools", "before_node_call", "agent_as_tool", "node"]
 Role = Literal["user", "assistant"]
 ToolStatus = Literal["success", "error"]
 
@@ -423,26 +423,42 @@ def error_result(tool_use_id: str, text: str) -> ToolResult:
 class InterruptSource(OptionalMembersModel):
     """Where an interrupt was raised, so a UI can tell which tool call an approval is for (ROC-MODEL-003)."""
 
-    _omit_if_none = frozenset({"toolUseId", "toolName", "nodeId"})
+    _omit_if_none = frozenset({"toolUseId", "toolName", "nodeId", "inner"})
 
     kind: InterruptSourceKind
     tool_use_id: str | None = Field(default=None, min_length=1)
     tool_name: str | None = Field(default=None, min_length=1)
     node_id: str | None = Field(default=None, min_length=1)
+    inner: InnerInterrupt | None = None
+    """Spec 1.2 (ROC-AGENT-003, ROC-GRAPH-006): the sub-agent's interrupt a propagated one stands for."""
 
     @model_validator(mode="after")
     def _members_of_its_kind(self) -> InterruptSource:
         # ROC-MODEL-003, as the schema states it: tool-bound kinds name their tool use and tool, a batch
-        # interrupt names neither, the reserved kinds carry what their profile needs.
-        if self.kind in ("tool", "before_tool_call") and (self.tool_use_id is None or self.tool_name is None):
+        # interrupt names neither, the kinds of spec 1.2 carry what their profile needs.
+        tool_bound = self.kind in ("tool", "before_tool_call", "agent_as_tool")
+        if tool_bound and (self.tool_use_id is None or self.tool_name is None):
             raise ValueError(f"a {self.kind} source names its toolUseId and toolName")
-        if self.kind == "agent_as_tool" and self.tool_use_id is None:
-            raise ValueError("an agent_as_tool source names its toolUseId")
-        if self.kind == "before_tools" and (self.tool_use_id is not None or self.tool_name is not None):
-            raise ValueError("a before_tools source names no tool")
-        if self.kind == "before_node_call" and self.node_id is None:
-            raise ValueError("a before_node_call source names its nodeId")
+        node_bound = self.kind in ("before_node_call", "node")
+        if not tool_bound and (self.tool_use_id is not None or self.tool_name is not None):
+            raise ValueError(f"a {self.kind} source names no tool")
+        if node_bound != (self.node_id is not None):
+            raise ValueError(f"a {self.kind} source {'names' if node_bound else 'names no'} nodeId")
+        propagated = self.kind in ("agent_as_tool", "node")
+        if propagated != (self.inner is not None):
+            raise ValueError(f"a {self.kind} source {'carries' if propagated else 'carries no'} inner")
         return self
+
+
+class InnerInterrupt(RocModel):
+    """Spec 1.2: the interrupt of a sub-agent (or node agent) that a propagated interrupt stands for."""
+
+    agent_id: str = Field(min_length=1)
+    interrupt_id: str = Field(min_length=1)
+    source: InterruptSource
+
+
+InterruptSource.model_rebuild()
 
 
 class Interrupt(OptionalMembersModel):

@@ -43,8 +43,10 @@ PROFILES: Final = (
     "expiry",
     "pending-list",
     "idempotent-resume",
+    "agent-as-tool",
+    "multi-agent",
 )
-RESERVED_PROFILES: Final = ("response-schema", "multi-agent", "agent-as-tool")
+RESERVED_PROFILES: Final = ("response-schema",)
 
 AREAS: Final = (
     "CONF",
@@ -68,6 +70,8 @@ AREAS: Final = (
     "EXPIRY",
     "PENDING",
     "RESEND",
+    "AGENT",
+    "GRAPH",
 )
 
 ID_RE: Final = re.compile(r"^ROC-([A-Z]+)-(\d{3})$")
