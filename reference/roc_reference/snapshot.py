@@ -270,10 +270,7 @@ def _check_consistency(
     if len(set(consumed)) != len(consumed):
         raise invalid("consumed interrupt ids are not distinct")
     # Propagated interrupts are told apart by their inner id, not their name (ROC-AGENT-002).
-    points = [
-        (i.source.kind, i.source.tool_use_id, i.name if i.source.inner is None else i.source.inner.interrupt_id)
-        for i in state.interrupts
-    ]
+    points = [(i.source.kind, i.source.tool_use_id, _point_name(i)) for i in state.interrupts]
     if len(set(points)) != len(points):
         raise invalid("two interrupts share one raise point")
     if pending is None:
@@ -312,6 +309,11 @@ def _check_consistency(
     _check_children(doc, state, set(uses_by_id), set(done), where)
 
 
+def _point_name(interrupt: SnapshotInterrupt) -> str:
+    inner = interrupt.source.inner
+    return interrupt.name if inner is None else inner.interrupt_id
+
+
 def _check_children(
     doc: Mapping[str, Any], state: SnapshotInterruptState, uses: set[str], done: set[str], where: str
 ) -> None:
@@ -325,7 +327,7 @@ def _check_children(
     raw = doc["interruptState"].get("children") or {}
     for tool_use_id, child in children.items():
         if tool_use_id not in uses or tool_use_id in done:
-            raise invalid(f"kept sub-agent {tool_use_id!r} belongs to no running tool use of the pending batch")
+            raise invalid(f"kept sub-agent {tool_use_id!r} belongs to no running tool use of the batch")
         if (child.result is None) != child.interrupt_state.activated:
             raise invalid(f"kept sub-agent {tool_use_id!r} is neither paused nor completed with a result")
         inner_where = f"{where}children/{tool_use_id}: "
@@ -338,7 +340,8 @@ def _check_children(
         if child is None or child.agent.agent_id != inner.agent_id:
             raise invalid(f"propagated interrupt {interrupt.id!r} has no kept sub-agent {inner.agent_id!r}")
         if interrupt.response is None and interrupt.decision is None:
-            waiting = {i.id for i in child.interrupt_state.interrupts if i.response is None and i.decision is None}
+            kept = child.interrupt_state.interrupts
+            waiting = {i.id for i in kept if i.response is None and i.decision is None}
             if inner.interrupt_id not in waiting:
                 raise invalid(f"propagated interrupt {interrupt.id!r} stands for no waiting interrupt")
 

@@ -2,9 +2,10 @@
 
 A tool body receives the toolUse ``input`` as keyword arguments, plus ``tool_context`` when it declares
 that parameter (or was decorated with ``context=True``). Its return value becomes the result content:
-a ``str`` gives ``[{"text": ...}]``, a ``ToolResult`` is taken as is (its toolUseId corrected), a sub-agent's
-``AgentResult`` gives the text of its final message, anything else must be JSON and gives ``[{"json": value}]``. An ordinary exception gives an error result whose
-content is ``[{"text": str(exception)}]`` — a failing tool never crashes the agent (ROC-TOOL-008).
+a ``str`` gives ``[{"text": ...}]``, a ``ToolResult`` is taken as is (its toolUseId corrected), a
+sub-agent's ``AgentResult`` gives the text of its final message, anything else must be JSON and gives
+``[{"json": value}]``. An ordinary exception gives an error result whose content is
+``[{"text": str(exception)}]`` — a failing tool never crashes the agent (ROC-TOOL-008).
 """
 
 from __future__ import annotations
@@ -124,8 +125,8 @@ def to_result(tool_use_id: str, value: Any) -> ToolResult:
     if isinstance(value, ToolResult):
         return value.model_copy(update={"tool_use_id": tool_use_id})
     if isinstance(value, AgentResult):  # a sub-agent's result: its final message's text (ROC-AGENT-007)
-        texts = [b.text for b in value.message.content if isinstance(b, TextBlock)]
-        return ToolResult(tool_use_id=tool_use_id, status="success", content=[TextBlock(text="\n".join(texts))])
+        text = "\n".join(b.text for b in value.message.content if isinstance(b, TextBlock))
+        return ToolResult(tool_use_id=tool_use_id, status="success", content=[TextBlock(text=text)])
     if isinstance(value, str):
         return ToolResult(tool_use_id=tool_use_id, status="success", content=[TextBlock(text=value)])
     if not is_json_value(value):

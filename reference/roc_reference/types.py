@@ -39,7 +39,9 @@ StopReason = Literal[
     "cancelled",
     "abandoned",  # spec 1.1, ROC-ABANDON-005: a pending batch ended from outside
 ]
-InterruptSourceKind = Literal["tool", "before_tool_call", "before_tools", "before_node_call", "agent_as_tool", "node"]
+InterruptSourceKind = Literal[
+    "tool", "before_tool_call", "before_tools", "before_node_call", "agent_as_tool", "node"
+]
 Role = Literal["user", "assistant"]
 ToolStatus = Literal["success", "error"]
 
