@@ -336,11 +336,11 @@ def _check_children(
         inner = interrupt.source.inner
         if inner is None:
             continue
-        child = children.get(interrupt.source.tool_use_id or "")
-        if child is None or child.agent.agent_id != inner.agent_id:
+        keeper = children.get(interrupt.source.tool_use_id or "")
+        if keeper is None or keeper.agent.agent_id != inner.agent_id:
             raise invalid(f"propagated interrupt {interrupt.id!r} has no kept sub-agent {inner.agent_id!r}")
         if interrupt.response is None and interrupt.decision is None:
-            kept = child.interrupt_state.interrupts
+            kept = keeper.interrupt_state.interrupts
             waiting = {i.id for i in kept if i.response is None and i.decision is None}
             if inner.interrupt_id not in waiting:
                 raise invalid(f"propagated interrupt {interrupt.id!r} stands for no waiting interrupt")
