@@ -26,19 +26,21 @@ from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 from roc_conformance.pb.roc.v1 import resume_pb2 as roc_dot_v1_dot_resume__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16roc/v1/interrupt.proto\x12\x06roc.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x13roc/v1/resume.proto\"\xae\x01\n\x0fInterruptSource\x12)\n\x04kind\x18\x01 \x01(\x0e\x32\x1b.roc.v1.InterruptSourceKind\x12\x18\n\x0btool_use_id\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\x16\n\ttool_name\x18\x03 \x01(\tH\x01\x88\x01\x01\x12\x14\n\x07node_id\x18\x04 \x01(\tH\x02\x88\x01\x01\x42\x0e\n\x0c_tool_use_idB\x0c\n\n_tool_nameB\n\n\x08_node_id\"\xd3\x03\n\tInterrupt\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12&\n\x06reason\x18\x03 \x01(\x0b\x32\x16.google.protobuf.Value\x12\'\n\x06source\x18\x04 \x01(\x0b\x32\x17.roc.v1.InterruptSource\x12\x30\n\x0fresponse_schema\x18\x05 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x17\n\nexpires_at\x18\x06 \x01(\tH\x00\x88\x01\x01\x12(\n\x08response\x18\x07 \x01(\x0b\x32\x16.google.protobuf.Value\x12\x19\n\x0cinput_digest\x18\x08 \x01(\tH\x01\x88\x01\x01\x12)\n\x08metadata\x18\t \x01(\x0b\x32\x17.google.protobuf.Struct\x12(\n\ton_expiry\x18\n \x01(\x0b\x32\x15.roc.v1.ExpiryOutcome\x12\'\n\x08\x64\x65\x63ision\x18\x0b \x01(\x0e\x32\x10.roc.v1.DecisionH\x02\x88\x01\x01\x12\x14\n\x07message\x18\x0c \x01(\tH\x03\x88\x01\x01\x42\r\n\x0b_expires_atB\x0f\n\r_input_digestB\x0b\n\t_decisionB\n\n\x08_message\"U\n\rExpiryOutcome\x12\"\n\x08\x64\x65\x63ision\x18\x01 \x01(\x0e\x32\x10.roc.v1.Decision\x12\x14\n\x07message\x18\x02 \x01(\tH\x00\x88\x01\x01\x42\n\n\x08_message*\x85\x02\n\x13InterruptSourceKind\x12%\n!INTERRUPT_SOURCE_KIND_UNSPECIFIED\x10\x00\x12\x1e\n\x1aINTERRUPT_SOURCE_KIND_TOOL\x10\x01\x12*\n&INTERRUPT_SOURCE_KIND_BEFORE_TOOL_CALL\x10\x02\x12&\n\"INTERRUPT_SOURCE_KIND_BEFORE_TOOLS\x10\x03\x12*\n&INTERRUPT_SOURCE_KIND_BEFORE_NODE_CALL\x10\x04\x12\'\n#INTERRUPT_SOURCE_KIND_AGENT_AS_TOOL\x10\x05\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16roc/v1/interrupt.proto\x12\x06roc.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x13roc/v1/resume.proto\"\xd5\x01\n\x0fInterruptSource\x12)\n\x04kind\x18\x01 \x01(\x0e\x32\x1b.roc.v1.InterruptSourceKind\x12\x18\n\x0btool_use_id\x18\x02 \x01(\tH\x00\x88\x01\x01\x12\x16\n\ttool_name\x18\x03 \x01(\tH\x01\x88\x01\x01\x12\x14\n\x07node_id\x18\x04 \x01(\tH\x02\x88\x01\x01\x12%\n\x05inner\x18\x05 \x01(\x0b\x32\x16.roc.v1.InnerInterruptB\x0e\n\x0c_tool_use_idB\x0c\n\n_tool_nameB\n\n\x08_node_id\"a\n\x0eInnerInterrupt\x12\x10\n\x08\x61gent_id\x18\x01 \x01(\t\x12\x14\n\x0cinterrupt_id\x18\x02 \x01(\t\x12\'\n\x06source\x18\x03 \x01(\x0b\x32\x17.roc.v1.InterruptSource\"\xd3\x03\n\tInterrupt\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12&\n\x06reason\x18\x03 \x01(\x0b\x32\x16.google.protobuf.Value\x12\'\n\x06source\x18\x04 \x01(\x0b\x32\x17.roc.v1.InterruptSource\x12\x30\n\x0fresponse_schema\x18\x05 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x17\n\nexpires_at\x18\x06 \x01(\tH\x00\x88\x01\x01\x12(\n\x08response\x18\x07 \x01(\x0b\x32\x16.google.protobuf.Value\x12\x19\n\x0cinput_digest\x18\x08 \x01(\tH\x01\x88\x01\x01\x12)\n\x08metadata\x18\t \x01(\x0b\x32\x17.google.protobuf.Struct\x12(\n\ton_expiry\x18\n \x01(\x0b\x32\x15.roc.v1.ExpiryOutcome\x12\'\n\x08\x64\x65\x63ision\x18\x0b \x01(\x0e\x32\x10.roc.v1.DecisionH\x02\x88\x01\x01\x12\x14\n\x07message\x18\x0c \x01(\tH\x03\x88\x01\x01\x42\r\n\x0b_expires_atB\x0f\n\r_input_digestB\x0b\n\t_decisionB\n\n\x08_message\"U\n\rExpiryOutcome\x12\"\n\x08\x64\x65\x63ision\x18\x01 \x01(\x0e\x32\x10.roc.v1.Decision\x12\x14\n\x07message\x18\x02 \x01(\tH\x00\x88\x01\x01\x42\n\n\x08_message*\xa5\x02\n\x13InterruptSourceKind\x12%\n!INTERRUPT_SOURCE_KIND_UNSPECIFIED\x10\x00\x12\x1e\n\x1aINTERRUPT_SOURCE_KIND_TOOL\x10\x01\x12*\n&INTERRUPT_SOURCE_KIND_BEFORE_TOOL_CALL\x10\x02\x12&\n\"INTERRUPT_SOURCE_KIND_BEFORE_TOOLS\x10\x03\x12*\n&INTERRUPT_SOURCE_KIND_BEFORE_NODE_CALL\x10\x04\x12\'\n#INTERRUPT_SOURCE_KIND_AGENT_AS_TOOL\x10\x05\x12\x1e\n\x1aINTERRUPT_SOURCE_KIND_NODE\x10\x06\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'roc_conformance.pb.roc.v1.interrupt_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_INTERRUPTSOURCEKIND']._serialized_start=820
-  _globals['_INTERRUPTSOURCEKIND']._serialized_end=1081
+  _globals['_INTERRUPTSOURCEKIND']._serialized_start=958
+  _globals['_INTERRUPTSOURCEKIND']._serialized_end=1251
   _globals['_INTERRUPTSOURCE']._serialized_start=86
-  _globals['_INTERRUPTSOURCE']._serialized_end=260
-  _globals['_INTERRUPT']._serialized_start=263
-  _globals['_INTERRUPT']._serialized_end=730
-  _globals['_EXPIRYOUTCOME']._serialized_start=732
-  _globals['_EXPIRYOUTCOME']._serialized_end=817
+  _globals['_INTERRUPTSOURCE']._serialized_end=299
+  _globals['_INNERINTERRUPT']._serialized_start=301
+  _globals['_INNERINTERRUPT']._serialized_end=398
+  _globals['_INTERRUPT']._serialized_start=401
+  _globals['_INTERRUPT']._serialized_end=868
+  _globals['_EXPIRYOUTCOME']._serialized_start=870
+  _globals['_EXPIRYOUTCOME']._serialized_end=955
 # @@protoc_insertion_point(module_scope)

@@ -16,24 +16,38 @@ class InterruptSourceKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     INTERRUPT_SOURCE_KIND_BEFORE_TOOLS: _ClassVar[InterruptSourceKind]
     INTERRUPT_SOURCE_KIND_BEFORE_NODE_CALL: _ClassVar[InterruptSourceKind]
     INTERRUPT_SOURCE_KIND_AGENT_AS_TOOL: _ClassVar[InterruptSourceKind]
+    INTERRUPT_SOURCE_KIND_NODE: _ClassVar[InterruptSourceKind]
 INTERRUPT_SOURCE_KIND_UNSPECIFIED: InterruptSourceKind
 INTERRUPT_SOURCE_KIND_TOOL: InterruptSourceKind
 INTERRUPT_SOURCE_KIND_BEFORE_TOOL_CALL: InterruptSourceKind
 INTERRUPT_SOURCE_KIND_BEFORE_TOOLS: InterruptSourceKind
 INTERRUPT_SOURCE_KIND_BEFORE_NODE_CALL: InterruptSourceKind
 INTERRUPT_SOURCE_KIND_AGENT_AS_TOOL: InterruptSourceKind
+INTERRUPT_SOURCE_KIND_NODE: InterruptSourceKind
 
 class InterruptSource(_message.Message):
-    __slots__ = ("kind", "tool_use_id", "tool_name", "node_id")
+    __slots__ = ("kind", "tool_use_id", "tool_name", "node_id", "inner")
     KIND_FIELD_NUMBER: _ClassVar[int]
     TOOL_USE_ID_FIELD_NUMBER: _ClassVar[int]
     TOOL_NAME_FIELD_NUMBER: _ClassVar[int]
     NODE_ID_FIELD_NUMBER: _ClassVar[int]
+    INNER_FIELD_NUMBER: _ClassVar[int]
     kind: InterruptSourceKind
     tool_use_id: str
     tool_name: str
     node_id: str
-    def __init__(self, kind: _Optional[_Union[InterruptSourceKind, str]] = ..., tool_use_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., node_id: _Optional[str] = ...) -> None: ...
+    inner: InnerInterrupt
+    def __init__(self, kind: _Optional[_Union[InterruptSourceKind, str]] = ..., tool_use_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., node_id: _Optional[str] = ..., inner: _Optional[_Union[InnerInterrupt, _Mapping]] = ...) -> None: ...
+
+class InnerInterrupt(_message.Message):
+    __slots__ = ("agent_id", "interrupt_id", "source")
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    INTERRUPT_ID_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    agent_id: str
+    interrupt_id: str
+    source: InterruptSource
+    def __init__(self, agent_id: _Optional[str] = ..., interrupt_id: _Optional[str] = ..., source: _Optional[_Union[InterruptSource, _Mapping]] = ...) -> None: ...
 
 class Interrupt(_message.Message):
     __slots__ = ("id", "name", "reason", "source", "response_schema", "expires_at", "response", "input_digest", "metadata", "on_expiry", "decision", "message")

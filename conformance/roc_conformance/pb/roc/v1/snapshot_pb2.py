@@ -23,27 +23,34 @@ _sym_db = _symbol_database.Default()
 
 
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
+from roc_conformance.pb.roc.v1 import agent_result_pb2 as roc_dot_v1_dot_agent__result__pb2
 from roc_conformance.pb.roc.v1 import interrupt_pb2 as roc_dot_v1_dot_interrupt__pb2
 from roc_conformance.pb.roc.v1 import message_pb2 as roc_dot_v1_dot_message__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15roc/v1/snapshot.proto\x12\x06roc.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x16roc/v1/interrupt.proto\x1a\x14roc/v1/message.proto\"\xdb\x01\n\x08Snapshot\x12\x16\n\x0eschema_version\x18\x01 \x01(\t\x12\x14\n\x0cspec_version\x18\x02 \x01(\t\x12\x12\n\ncreated_at\x18\x03 \x01(\t\x12\x10\n\x08revision\x18\x04 \x01(\r\x12$\n\x05\x61gent\x18\x05 \x01(\x0b\x32\x15.roc.v1.SnapshotAgent\x12/\n\x0finterrupt_state\x18\x06 \x01(\x0b\x32\x16.roc.v1.InterruptState\x12$\n\tintegrity\x18\x07 \x01(\x0b\x32\x11.roc.v1.Integrity\"l\n\rSnapshotAgent\x12\x10\n\x08\x61gent_id\x18\x01 \x01(\t\x12!\n\x08messages\x18\x02 \x03(\x0b\x32\x0f.roc.v1.Message\x12&\n\x05state\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\"\xb4\x01\n\x0eInterruptState\x12\x11\n\tactivated\x18\x01 \x01(\x08\x12%\n\ninterrupts\x18\x02 \x03(\x0b\x32\x11.roc.v1.Interrupt\x12<\n\x16pending_tool_execution\x18\x03 \x01(\x0b\x32\x1c.roc.v1.PendingToolExecution\x12*\n\x08\x63onsumed\x18\x04 \x03(\x0b\x32\x18.roc.v1.ConsumedDecision\"?\n\x10\x43onsumedDecision\x12\x14\n\x0cinterrupt_id\x18\x01 \x01(\t\x12\x15\n\ranswer_digest\x18\x02 \x01(\t\"v\n\x14PendingToolExecution\x12*\n\x11\x61ssistant_message\x18\x01 \x01(\x0b\x32\x0f.roc.v1.Message\x12\x32\n\x16\x63ompleted_tool_results\x18\x02 \x03(\x0b\x32\x12.roc.v1.ToolResult\"5\n\tIntegrity\x12\x0b\n\x03\x61lg\x18\x01 \x01(\t\x12\x0e\n\x06key_id\x18\x02 \x01(\t\x12\x0b\n\x03mac\x18\x03 \x01(\tb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15roc/v1/snapshot.proto\x12\x06roc.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x19roc/v1/agent_result.proto\x1a\x16roc/v1/interrupt.proto\x1a\x14roc/v1/message.proto\"\xdb\x01\n\x08Snapshot\x12\x16\n\x0eschema_version\x18\x01 \x01(\t\x12\x14\n\x0cspec_version\x18\x02 \x01(\t\x12\x12\n\ncreated_at\x18\x03 \x01(\t\x12\x10\n\x08revision\x18\x04 \x01(\r\x12$\n\x05\x61gent\x18\x05 \x01(\x0b\x32\x15.roc.v1.SnapshotAgent\x12/\n\x0finterrupt_state\x18\x06 \x01(\x0b\x32\x16.roc.v1.InterruptState\x12$\n\tintegrity\x18\x07 \x01(\x0b\x32\x11.roc.v1.Integrity\"l\n\rSnapshotAgent\x12\x10\n\x08\x61gent_id\x18\x01 \x01(\t\x12!\n\x08messages\x18\x02 \x03(\x0b\x32\x0f.roc.v1.Message\x12&\n\x05state\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\"\xb3\x02\n\x0eInterruptState\x12\x11\n\tactivated\x18\x01 \x01(\x08\x12%\n\ninterrupts\x18\x02 \x03(\x0b\x32\x11.roc.v1.Interrupt\x12<\n\x16pending_tool_execution\x18\x03 \x01(\x0b\x32\x1c.roc.v1.PendingToolExecution\x12*\n\x08\x63onsumed\x18\x04 \x03(\x0b\x32\x18.roc.v1.ConsumedDecision\x12\x36\n\x08\x63hildren\x18\x05 \x03(\x0b\x32$.roc.v1.InterruptState.ChildrenEntry\x1a\x45\n\rChildrenEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12#\n\x05value\x18\x02 \x01(\x0b\x32\x14.roc.v1.KeptSubAgent:\x02\x38\x01\"\x8a\x01\n\x0cKeptSubAgent\x12$\n\x05\x61gent\x18\x01 \x01(\x0b\x32\x15.roc.v1.SnapshotAgent\x12/\n\x0finterrupt_state\x18\x02 \x01(\x0b\x32\x16.roc.v1.InterruptState\x12#\n\x06result\x18\x03 \x01(\x0b\x32\x13.roc.v1.AgentResult\"?\n\x10\x43onsumedDecision\x12\x14\n\x0cinterrupt_id\x18\x01 \x01(\t\x12\x15\n\ranswer_digest\x18\x02 \x01(\t\"v\n\x14PendingToolExecution\x12*\n\x11\x61ssistant_message\x18\x01 \x01(\x0b\x32\x0f.roc.v1.Message\x12\x32\n\x16\x63ompleted_tool_results\x18\x02 \x03(\x0b\x32\x12.roc.v1.ToolResult\"5\n\tIntegrity\x12\x0b\n\x03\x61lg\x18\x01 \x01(\t\x12\x0e\n\x06key_id\x18\x02 \x01(\t\x12\x0b\n\x03mac\x18\x03 \x01(\tb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'roc_conformance.pb.roc.v1.snapshot_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_SNAPSHOT']._serialized_start=110
-  _globals['_SNAPSHOT']._serialized_end=329
-  _globals['_SNAPSHOTAGENT']._serialized_start=331
-  _globals['_SNAPSHOTAGENT']._serialized_end=439
-  _globals['_INTERRUPTSTATE']._serialized_start=442
-  _globals['_INTERRUPTSTATE']._serialized_end=622
-  _globals['_CONSUMEDDECISION']._serialized_start=624
-  _globals['_CONSUMEDDECISION']._serialized_end=687
-  _globals['_PENDINGTOOLEXECUTION']._serialized_start=689
-  _globals['_PENDINGTOOLEXECUTION']._serialized_end=807
-  _globals['_INTEGRITY']._serialized_start=809
-  _globals['_INTEGRITY']._serialized_end=862
+  _globals['_INTERRUPTSTATE_CHILDRENENTRY']._loaded_options = None
+  _globals['_INTERRUPTSTATE_CHILDRENENTRY']._serialized_options = b'8\001'
+  _globals['_SNAPSHOT']._serialized_start=137
+  _globals['_SNAPSHOT']._serialized_end=356
+  _globals['_SNAPSHOTAGENT']._serialized_start=358
+  _globals['_SNAPSHOTAGENT']._serialized_end=466
+  _globals['_INTERRUPTSTATE']._serialized_start=469
+  _globals['_INTERRUPTSTATE']._serialized_end=776
+  _globals['_INTERRUPTSTATE_CHILDRENENTRY']._serialized_start=707
+  _globals['_INTERRUPTSTATE_CHILDRENENTRY']._serialized_end=776
+  _globals['_KEPTSUBAGENT']._serialized_start=779
+  _globals['_KEPTSUBAGENT']._serialized_end=917
+  _globals['_CONSUMEDDECISION']._serialized_start=919
+  _globals['_CONSUMEDDECISION']._serialized_end=982
+  _globals['_PENDINGTOOLEXECUTION']._serialized_start=984
+  _globals['_PENDINGTOOLEXECUTION']._serialized_end=1102
+  _globals['_INTEGRITY']._serialized_start=1104
+  _globals['_INTEGRITY']._serialized_end=1157
 # @@protoc_insertion_point(module_scope)

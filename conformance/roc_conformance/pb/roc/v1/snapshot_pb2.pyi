@@ -1,4 +1,5 @@
 from google.protobuf import struct_pb2 as _struct_pb2
+from roc_conformance.pb.roc.v1 import agent_result_pb2 as _agent_result_pb2
 from roc_conformance.pb.roc.v1 import interrupt_pb2 as _interrupt_pb2
 from roc_conformance.pb.roc.v1 import message_pb2 as _message_pb2
 from google.protobuf.internal import containers as _containers
@@ -38,16 +39,35 @@ class SnapshotAgent(_message.Message):
     def __init__(self, agent_id: _Optional[str] = ..., messages: _Optional[_Iterable[_Union[_message_pb2.Message, _Mapping]]] = ..., state: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class InterruptState(_message.Message):
-    __slots__ = ("activated", "interrupts", "pending_tool_execution", "consumed")
+    __slots__ = ("activated", "interrupts", "pending_tool_execution", "consumed", "children")
+    class ChildrenEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: KeptSubAgent
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[KeptSubAgent, _Mapping]] = ...) -> None: ...
     ACTIVATED_FIELD_NUMBER: _ClassVar[int]
     INTERRUPTS_FIELD_NUMBER: _ClassVar[int]
     PENDING_TOOL_EXECUTION_FIELD_NUMBER: _ClassVar[int]
     CONSUMED_FIELD_NUMBER: _ClassVar[int]
+    CHILDREN_FIELD_NUMBER: _ClassVar[int]
     activated: bool
     interrupts: _containers.RepeatedCompositeFieldContainer[_interrupt_pb2.Interrupt]
     pending_tool_execution: PendingToolExecution
     consumed: _containers.RepeatedCompositeFieldContainer[ConsumedDecision]
-    def __init__(self, activated: _Optional[bool] = ..., interrupts: _Optional[_Iterable[_Union[_interrupt_pb2.Interrupt, _Mapping]]] = ..., pending_tool_execution: _Optional[_Union[PendingToolExecution, _Mapping]] = ..., consumed: _Optional[_Iterable[_Union[ConsumedDecision, _Mapping]]] = ...) -> None: ...
+    children: _containers.MessageMap[str, KeptSubAgent]
+    def __init__(self, activated: _Optional[bool] = ..., interrupts: _Optional[_Iterable[_Union[_interrupt_pb2.Interrupt, _Mapping]]] = ..., pending_tool_execution: _Optional[_Union[PendingToolExecution, _Mapping]] = ..., consumed: _Optional[_Iterable[_Union[ConsumedDecision, _Mapping]]] = ..., children: _Optional[_Mapping[str, KeptSubAgent]] = ...) -> None: ...
+
+class KeptSubAgent(_message.Message):
+    __slots__ = ("agent", "interrupt_state", "result")
+    AGENT_FIELD_NUMBER: _ClassVar[int]
+    INTERRUPT_STATE_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    agent: SnapshotAgent
+    interrupt_state: InterruptState
+    result: _agent_result_pb2.AgentResult
+    def __init__(self, agent: _Optional[_Union[SnapshotAgent, _Mapping]] = ..., interrupt_state: _Optional[_Union[InterruptState, _Mapping]] = ..., result: _Optional[_Union[_agent_result_pb2.AgentResult, _Mapping]] = ...) -> None: ...
 
 class ConsumedDecision(_message.Message):
     __slots__ = ("interrupt_id", "answer_digest")
