@@ -251,12 +251,12 @@ class BeforeNodeCallEvent(InterruptibleEvent):
     cancel_node: bool | str = field(default=False, kw_only=True)
 
     def _decided(self, text: str) -> None:
-        self.cancel_node = text  # ROC-GRAPH-004: as if the callback set cancel_node to the decision text
+        self.cancel_node = text  # ROC-GRAPH-005: as if the callback set cancel_node to the decision text
 
 
 @dataclass
 class AfterNodeCallEvent(HookEvent):
-    """A node's agent completed its visit with ``result`` (ROC-GRAPH-012: never fired for a node that stopped
+    """A node's agent completed its visit with ``result`` (ROC-GRAPH-015: never fired for a node that stopped
     with interrupts or was cancelled)."""
 
     reverse_order = True
