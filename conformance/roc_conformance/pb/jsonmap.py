@@ -25,10 +25,12 @@ module's own (proto/README.md maps each to its item of spec 2.7):
 Two more rules serve the harness types of ``roc.conformance.v1``:
 
 6. A trace event is flat in JSON, ``{"kind": "model_call", "turn": 0}``: the name of the set oneof
-   arm goes into ``kind`` and the arm's members sit beside it.
+   arm goes into ``kind`` and the arm's members sit beside it, and so do the event's own members outside
+   the oneof (``agentPath``, harness protocol 5, omitted when empty like the arrays of rule 7).
 7. ``AgentSpec.tools`` and ``AgentSpec.hooks`` are optional in JSON (absent means empty) and are
-   omitted when empty. So is ``interruptState.consumed`` of the data model (snapshot format 2.1): a 2.0
-   snapshot, which has no such member, round-trips unchanged.
+   omitted when empty. So are ``interruptState.consumed`` (snapshot format 2.1) and the map
+   ``interruptState.children`` (format 2.2) of the data model: a document of an earlier format, which has
+   no such member, round-trips unchanged.
 
 (Protocol 2 carries the ``content`` and ``interruptResponses`` invoke inputs as
 ``google.protobuf.ListValue``, plain JSON arrays, so protocol 1's rule for a typed ``ContentInput`` is
@@ -138,6 +140,8 @@ _OMIT_WHEN_EMPTY: Final[frozenset[tuple[str, str]]] = frozenset(
         ("roc.conformance.v1.AgentSpec", "tools"),
         ("roc.conformance.v1.AgentSpec", "hooks"),
         ("roc.v1.InterruptState", "consumed"),
+        ("roc.v1.InterruptState", "children"),  # format 2.2: absent when no sub-agent is kept
+        ("roc.conformance.v1.TraceEvent", "agent_path"),  # harness protocol 5: empty for the top agent
     }
 )
 # Arbitrary JSON: copied verbatim, numbers checked (to proto) and normalized (from proto).
@@ -309,13 +313,20 @@ def _prepare_message(descriptor: Descriptor, doc: Any, path: str) -> dict[str, A
 def _prepare_flattened(
     descriptor: Descriptor, discriminator: str, doc: dict[str, Any], path: str
 ) -> dict[str, Any]:
-    """Rule 6: {"kind": arm, ...members} -> {armJsonName: {...members}}."""
+    """Rule 6: {"kind": arm, ...members} -> {armJsonName: {...members}}; members of the message outside the
+    oneof (``TraceEvent.agentPath``) stay beside the arm."""
     rest = dict(doc)
     kind = rest.pop(discriminator, None)
     arm = descriptor.fields_by_name.get(kind) if isinstance(kind, str) else None
     if arm is None or arm.containing_oneof is None or arm.message_type is None:
         raise JsonMappingError(f"{path}: {discriminator} {kind!r} is not one of {_arm_names(descriptor)}")
-    return {arm.json_name: _prepare_message(arm.message_type, rest, f"{path}({kind})")}
+    beside = {f.json_name: f for f in descriptor.fields if f.containing_oneof is None}
+    outer = {
+        key: _prepare_field(beside[key], rest.pop(key), f"{path}.{key}")
+        for key in list(rest)
+        if key in beside
+    }
+    return {arm.json_name: _prepare_message(arm.message_type, rest, f"{path}({kind})"), **outer}
 
 
 def _arm_names(descriptor: Descriptor) -> list[str]:
@@ -403,10 +414,12 @@ def _restore_message(descriptor: Descriptor, raw: dict[str, Any], path: str) -> 
             del doc[field.json_name]
     discriminator = _FLATTENED_ONEOFS.get(descriptor.full_name)
     if discriminator is not None:
-        if len(doc) != 1:
+        arms = {k: v for k, v in doc.items() if fields[k].containing_oneof is not None}
+        if len(arms) != 1:
             raise JsonMappingError(f"{path}: exactly one of {_arm_names(descriptor)} must be set")
-        ((arm_json_name, members),) = doc.items()
-        return {discriminator: fields[arm_json_name].name, **members}
+        ((arm_json_name, members),) = arms.items()
+        beside = {k: v for k, v in doc.items() if k not in arms}
+        return {discriminator: fields[arm_json_name].name, **members, **beside}
     return doc
 
 

@@ -157,7 +157,7 @@ class HookSpec(_message.Message):
     def __init__(self, event: _Optional[_Union[HookEvent, str]] = ..., tool_name: _Optional[str] = ..., steps: _Optional[_Iterable[_Union[Step, _Mapping]]] = ...) -> None: ...
 
 class Step(_message.Message):
-    __slots__ = ("interrupt", "fail", "cancel", "cancel_if", "skip_if_state", "set_state")
+    __slots__ = ("interrupt", "fail", "cancel", "cancel_if", "skip_if_state", "set_state", "run_agent")
     INTERRUPT_FIELD_NUMBER: _ClassVar[int]
     RETURN_FIELD_NUMBER: _ClassVar[int]
     FAIL_FIELD_NUMBER: _ClassVar[int]
@@ -165,13 +165,15 @@ class Step(_message.Message):
     CANCEL_IF_FIELD_NUMBER: _ClassVar[int]
     SKIP_IF_STATE_FIELD_NUMBER: _ClassVar[int]
     SET_STATE_FIELD_NUMBER: _ClassVar[int]
+    RUN_AGENT_FIELD_NUMBER: _ClassVar[int]
     interrupt: InterruptStep
     fail: FailStep
     cancel: CancelStep
     cancel_if: CancelIfStep
     skip_if_state: SkipIfStateStep
     set_state: SetStateStep
-    def __init__(self, interrupt: _Optional[_Union[InterruptStep, _Mapping]] = ..., fail: _Optional[_Union[FailStep, _Mapping]] = ..., cancel: _Optional[_Union[CancelStep, _Mapping]] = ..., cancel_if: _Optional[_Union[CancelIfStep, _Mapping]] = ..., skip_if_state: _Optional[_Union[SkipIfStateStep, _Mapping]] = ..., set_state: _Optional[_Union[SetStateStep, _Mapping]] = ..., **kwargs) -> None: ...
+    run_agent: RunAgentStep
+    def __init__(self, interrupt: _Optional[_Union[InterruptStep, _Mapping]] = ..., fail: _Optional[_Union[FailStep, _Mapping]] = ..., cancel: _Optional[_Union[CancelStep, _Mapping]] = ..., cancel_if: _Optional[_Union[CancelIfStep, _Mapping]] = ..., skip_if_state: _Optional[_Union[SkipIfStateStep, _Mapping]] = ..., set_state: _Optional[_Union[SetStateStep, _Mapping]] = ..., run_agent: _Optional[_Union[RunAgentStep, _Mapping]] = ..., **kwargs) -> None: ...
 
 class InterruptStep(_message.Message):
     __slots__ = ("name", "reason", "reason_from_state", "metadata", "expires_at", "on_expiry", "handle_decision")
@@ -198,6 +200,14 @@ class ExpiryOutcome(_message.Message):
     decision: str
     message: str
     def __init__(self, decision: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
+
+class RunAgentStep(_message.Message):
+    __slots__ = ("agent", "prompt")
+    AGENT_FIELD_NUMBER: _ClassVar[int]
+    PROMPT_FIELD_NUMBER: _ClassVar[int]
+    agent: AgentSpec
+    prompt: str
+    def __init__(self, agent: _Optional[_Union[AgentSpec, _Mapping]] = ..., prompt: _Optional[str] = ...) -> None: ...
 
 class ReturnStep(_message.Message):
     __slots__ = ("value",)
@@ -312,7 +322,7 @@ class InvokeResponse(_message.Message):
     def __init__(self, result: _Optional[_Union[_agent_result_pb2.AgentResult, _Mapping]] = ..., error: _Optional[_Union[_error_pb2.Error, _Mapping]] = ..., tool_result: _Optional[_Union[_message_pb2.ToolResult, _Mapping]] = ..., harness_error: _Optional[_Union[HarnessError, _Mapping]] = ..., crash: _Optional[_Union[ImplementationCrash, _Mapping]] = ..., trace: _Optional[_Iterable[_Union[TraceEvent, _Mapping]]] = ..., messages: _Optional[_Iterable[_Union[_message_pb2.Message, _Mapping]]] = ..., state: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class TraceEvent(_message.Message):
-    __slots__ = ("invocation_start", "model_call", "before_tools", "before_tool_call", "hook_callback", "tool_start", "tool_end", "after_tool_call", "after_tools", "message_added", "invocation_end", "before_invocation", "after_invocation", "before_model_call", "after_model_call")
+    __slots__ = ("invocation_start", "model_call", "before_tools", "before_tool_call", "hook_callback", "tool_start", "tool_end", "after_tool_call", "after_tools", "message_added", "invocation_end", "before_invocation", "after_invocation", "before_model_call", "after_model_call", "agent_path")
     INVOCATION_START_FIELD_NUMBER: _ClassVar[int]
     MODEL_CALL_FIELD_NUMBER: _ClassVar[int]
     BEFORE_TOOLS_FIELD_NUMBER: _ClassVar[int]
@@ -328,6 +338,7 @@ class TraceEvent(_message.Message):
     AFTER_INVOCATION_FIELD_NUMBER: _ClassVar[int]
     BEFORE_MODEL_CALL_FIELD_NUMBER: _ClassVar[int]
     AFTER_MODEL_CALL_FIELD_NUMBER: _ClassVar[int]
+    AGENT_PATH_FIELD_NUMBER: _ClassVar[int]
     invocation_start: InvocationStartEvent
     model_call: ModelCallEvent
     before_tools: BeforeToolsEvent
@@ -343,7 +354,8 @@ class TraceEvent(_message.Message):
     after_invocation: AfterInvocationEvent
     before_model_call: BeforeModelCallEvent
     after_model_call: AfterModelCallEvent
-    def __init__(self, invocation_start: _Optional[_Union[InvocationStartEvent, _Mapping]] = ..., model_call: _Optional[_Union[ModelCallEvent, _Mapping]] = ..., before_tools: _Optional[_Union[BeforeToolsEvent, _Mapping]] = ..., before_tool_call: _Optional[_Union[BeforeToolCallEvent, _Mapping]] = ..., hook_callback: _Optional[_Union[HookCallbackEvent, _Mapping]] = ..., tool_start: _Optional[_Union[ToolStartEvent, _Mapping]] = ..., tool_end: _Optional[_Union[ToolEndEvent, _Mapping]] = ..., after_tool_call: _Optional[_Union[AfterToolCallEvent, _Mapping]] = ..., after_tools: _Optional[_Union[AfterToolsEvent, _Mapping]] = ..., message_added: _Optional[_Union[MessageAddedEvent, _Mapping]] = ..., invocation_end: _Optional[_Union[InvocationEndEvent, _Mapping]] = ..., before_invocation: _Optional[_Union[BeforeInvocationEvent, _Mapping]] = ..., after_invocation: _Optional[_Union[AfterInvocationEvent, _Mapping]] = ..., before_model_call: _Optional[_Union[BeforeModelCallEvent, _Mapping]] = ..., after_model_call: _Optional[_Union[AfterModelCallEvent, _Mapping]] = ...) -> None: ...
+    agent_path: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, invocation_start: _Optional[_Union[InvocationStartEvent, _Mapping]] = ..., model_call: _Optional[_Union[ModelCallEvent, _Mapping]] = ..., before_tools: _Optional[_Union[BeforeToolsEvent, _Mapping]] = ..., before_tool_call: _Optional[_Union[BeforeToolCallEvent, _Mapping]] = ..., hook_callback: _Optional[_Union[HookCallbackEvent, _Mapping]] = ..., tool_start: _Optional[_Union[ToolStartEvent, _Mapping]] = ..., tool_end: _Optional[_Union[ToolEndEvent, _Mapping]] = ..., after_tool_call: _Optional[_Union[AfterToolCallEvent, _Mapping]] = ..., after_tools: _Optional[_Union[AfterToolsEvent, _Mapping]] = ..., message_added: _Optional[_Union[MessageAddedEvent, _Mapping]] = ..., invocation_end: _Optional[_Union[InvocationEndEvent, _Mapping]] = ..., before_invocation: _Optional[_Union[BeforeInvocationEvent, _Mapping]] = ..., after_invocation: _Optional[_Union[AfterInvocationEvent, _Mapping]] = ..., before_model_call: _Optional[_Union[BeforeModelCallEvent, _Mapping]] = ..., after_model_call: _Optional[_Union[AfterModelCallEvent, _Mapping]] = ..., agent_path: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class BeforeInvocationEvent(_message.Message):
     __slots__ = ()

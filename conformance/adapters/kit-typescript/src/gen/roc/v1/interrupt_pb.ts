@@ -19,7 +19,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file roc/v1/interrupt.proto.
  */
 export const file_roc_v1_interrupt: GenFile = /*@__PURE__*/
-  fileDesc("ChZyb2MvdjEvaW50ZXJydXB0LnByb3RvEgZyb2MudjEirgEKD0ludGVycnVwdFNvdXJjZRIpCgRraW5kGAEgASgOMhsucm9jLnYxLkludGVycnVwdFNvdXJjZUtpbmQSGAoLdG9vbF91c2VfaWQYAiABKAlIAIgBARIWCgl0b29sX25hbWUYAyABKAlIAYgBARIUCgdub2RlX2lkGAQgASgJSAKIAQFCDgoMX3Rvb2xfdXNlX2lkQgwKCl90b29sX25hbWVCCgoIX25vZGVfaWQi0wMKCUludGVycnVwdBIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEiYKBnJlYXNvbhgDIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRInCgZzb3VyY2UYBCABKAsyFy5yb2MudjEuSW50ZXJydXB0U291cmNlEjAKD3Jlc3BvbnNlX3NjaGVtYRgFIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSFwoKZXhwaXJlc19hdBgGIAEoCUgAiAEBEigKCHJlc3BvbnNlGAcgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEhkKDGlucHV0X2RpZ2VzdBgIIAEoCUgBiAEBEikKCG1ldGFkYXRhGAkgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIoCglvbl9leHBpcnkYCiABKAsyFS5yb2MudjEuRXhwaXJ5T3V0Y29tZRInCghkZWNpc2lvbhgLIAEoDjIQLnJvYy52MS5EZWNpc2lvbkgCiAEBEhQKB21lc3NhZ2UYDCABKAlIA4gBAUINCgtfZXhwaXJlc19hdEIPCg1faW5wdXRfZGlnZXN0QgsKCV9kZWNpc2lvbkIKCghfbWVzc2FnZSJVCg1FeHBpcnlPdXRjb21lEiIKCGRlY2lzaW9uGAEgASgOMhAucm9jLnYxLkRlY2lzaW9uEhQKB21lc3NhZ2UYAiABKAlIAIgBAUIKCghfbWVzc2FnZSqFAgoTSW50ZXJydXB0U291cmNlS2luZBIlCiFJTlRFUlJVUFRfU09VUkNFX0tJTkRfVU5TUEVDSUZJRUQQABIeChpJTlRFUlJVUFRfU09VUkNFX0tJTkRfVE9PTBABEioKJklOVEVSUlVQVF9TT1VSQ0VfS0lORF9CRUZPUkVfVE9PTF9DQUxMEAISJgoiSU5URVJSVVBUX1NPVVJDRV9LSU5EX0JFRk9SRV9UT09MUxADEioKJklOVEVSUlVQVF9TT1VSQ0VfS0lORF9CRUZPUkVfTk9ERV9DQUxMEAQSJwojSU5URVJSVVBUX1NPVVJDRV9LSU5EX0FHRU5UX0FTX1RPT0wQBWIGcHJvdG8z", [file_google_protobuf_struct, file_roc_v1_resume]);
+  fileDesc("ChZyb2MvdjEvaW50ZXJydXB0LnByb3RvEgZyb2MudjEi1QEKD0ludGVycnVwdFNvdXJjZRIpCgRraW5kGAEgASgOMhsucm9jLnYxLkludGVycnVwdFNvdXJjZUtpbmQSGAoLdG9vbF91c2VfaWQYAiABKAlIAIgBARIWCgl0b29sX25hbWUYAyABKAlIAYgBARIUCgdub2RlX2lkGAQgASgJSAKIAQESJQoFaW5uZXIYBSABKAsyFi5yb2MudjEuSW5uZXJJbnRlcnJ1cHRCDgoMX3Rvb2xfdXNlX2lkQgwKCl90b29sX25hbWVCCgoIX25vZGVfaWQiYQoOSW5uZXJJbnRlcnJ1cHQSEAoIYWdlbnRfaWQYASABKAkSFAoMaW50ZXJydXB0X2lkGAIgASgJEicKBnNvdXJjZRgDIAEoCzIXLnJvYy52MS5JbnRlcnJ1cHRTb3VyY2Ui0wMKCUludGVycnVwdBIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEiYKBnJlYXNvbhgDIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRInCgZzb3VyY2UYBCABKAsyFy5yb2MudjEuSW50ZXJydXB0U291cmNlEjAKD3Jlc3BvbnNlX3NjaGVtYRgFIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSFwoKZXhwaXJlc19hdBgGIAEoCUgAiAEBEigKCHJlc3BvbnNlGAcgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEhkKDGlucHV0X2RpZ2VzdBgIIAEoCUgBiAEBEikKCG1ldGFkYXRhGAkgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIoCglvbl9leHBpcnkYCiABKAsyFS5yb2MudjEuRXhwaXJ5T3V0Y29tZRInCghkZWNpc2lvbhgLIAEoDjIQLnJvYy52MS5EZWNpc2lvbkgCiAEBEhQKB21lc3NhZ2UYDCABKAlIA4gBAUINCgtfZXhwaXJlc19hdEIPCg1faW5wdXRfZGlnZXN0QgsKCV9kZWNpc2lvbkIKCghfbWVzc2FnZSJVCg1FeHBpcnlPdXRjb21lEiIKCGRlY2lzaW9uGAEgASgOMhAucm9jLnYxLkRlY2lzaW9uEhQKB21lc3NhZ2UYAiABKAlIAIgBAUIKCghfbWVzc2FnZSqlAgoTSW50ZXJydXB0U291cmNlS2luZBIlCiFJTlRFUlJVUFRfU09VUkNFX0tJTkRfVU5TUEVDSUZJRUQQABIeChpJTlRFUlJVUFRfU09VUkNFX0tJTkRfVE9PTBABEioKJklOVEVSUlVQVF9TT1VSQ0VfS0lORF9CRUZPUkVfVE9PTF9DQUxMEAISJgoiSU5URVJSVVBUX1NPVVJDRV9LSU5EX0JFRk9SRV9UT09MUxADEioKJklOVEVSUlVQVF9TT1VSQ0VfS0lORF9CRUZPUkVfTk9ERV9DQUxMEAQSJwojSU5URVJSVVBUX1NPVVJDRV9LSU5EX0FHRU5UX0FTX1RPT0wQBRIeChpJTlRFUlJVUFRfU09VUkNFX0tJTkRfTk9ERRAGYgZwcm90bzM", [file_google_protobuf_struct, file_roc_v1_resume]);
 
 /**
  * The raise point of an interrupt, so a user interface can tell which call it is about.
@@ -35,7 +35,7 @@ export type InterruptSource = Message<"roc.v1.InterruptSource"> & {
   kind: InterruptSourceKind;
 
   /**
-   * The tool use the interrupt belongs to (tool and before_tool_call sources).
+   * The tool use the interrupt belongs to (tool, before_tool_call and agent_as_tool sources).
    *
    * @generated from field: optional string tool_use_id = 2;
    */
@@ -49,11 +49,19 @@ export type InterruptSource = Message<"roc.v1.InterruptSource"> & {
   toolName?: string | undefined;
 
   /**
-   * The graph node (before_node_call sources).
+   * The orchestrator's node (before_node_call and node sources).
    *
    * @generated from field: optional string node_id = 4;
    */
   nodeId?: string | undefined;
+
+  /**
+   * The sub-agent's interrupt a propagated one stands for (agent_as_tool and node sources only;
+   * spec 1.2).
+   *
+   * @generated from field: roc.v1.InnerInterrupt inner = 5;
+   */
+  inner?: InnerInterrupt | undefined;
 };
 
 /**
@@ -62,6 +70,42 @@ export type InterruptSource = Message<"roc.v1.InterruptSource"> & {
  */
 export const InterruptSourceSchema: GenMessage<InterruptSource> = /*@__PURE__*/
   messageDesc(file_roc_v1_interrupt, 0);
+
+/**
+ * The interrupt of a sub-agent (or a node's agent) that a propagated interrupt stands for. JSON:
+ * {"agentId", "interruptId", "source"}; the source nests again for each level below.
+ *
+ * @generated from message roc.v1.InnerInterrupt
+ */
+export type InnerInterrupt = Message<"roc.v1.InnerInterrupt"> & {
+  /**
+   * The id of the agent that raised it.
+   *
+   * @generated from field: string agent_id = 1;
+   */
+  agentId: string;
+
+  /**
+   * Its id in that agent.
+   *
+   * @generated from field: string interrupt_id = 2;
+   */
+  interruptId: string;
+
+  /**
+   * Its source in that agent.
+   *
+   * @generated from field: roc.v1.InterruptSource source = 3;
+   */
+  source?: InterruptSource | undefined;
+};
+
+/**
+ * Describes the message roc.v1.InnerInterrupt.
+ * Use `create(InnerInterruptSchema)` to create a new message.
+ */
+export const InnerInterruptSchema: GenMessage<InnerInterrupt> = /*@__PURE__*/
+  messageDesc(file_roc_v1_interrupt, 1);
 
 /**
  * One unanswered (or, inside a snapshot, possibly answered) interrupt.
@@ -168,7 +212,7 @@ export type Interrupt = Message<"roc.v1.Interrupt"> & {
  * Use `create(InterruptSchema)` to create a new message.
  */
 export const InterruptSchema: GenMessage<Interrupt> = /*@__PURE__*/
-  messageDesc(file_roc_v1_interrupt, 1);
+  messageDesc(file_roc_v1_interrupt, 2);
 
 /**
  * The outcome of an expired interrupt. JSON: {"decision": "decline" | "cancel", "message"?: "..."}.
@@ -197,7 +241,7 @@ export type ExpiryOutcome = Message<"roc.v1.ExpiryOutcome"> & {
  * Use `create(ExpiryOutcomeSchema)` to create a new message.
  */
 export const ExpiryOutcomeSchema: GenMessage<ExpiryOutcome> = /*@__PURE__*/
-  messageDesc(file_roc_v1_interrupt, 2);
+  messageDesc(file_roc_v1_interrupt, 3);
 
 /**
  * Where an interrupt was raised. JSON spells the values in lower snake case
@@ -235,18 +279,25 @@ export enum InterruptSourceKind {
   BEFORE_TOOLS = 3,
 
   /**
-   * Raised by a BeforeNodeCall hook in a multi-agent graph (reserved profile multi-agent).
+   * Raised by a BeforeNodeCall callback of an orchestrator (profile multi-agent, spec 1.2).
    *
    * @generated from enum value: INTERRUPT_SOURCE_KIND_BEFORE_NODE_CALL = 4;
    */
   BEFORE_NODE_CALL = 4,
 
   /**
-   * Propagated from a sub-agent used as a tool (reserved profile agent-as-tool).
+   * Propagated from the sub-agent a tool body ran (profile agent-as-tool, spec 1.2).
    *
    * @generated from enum value: INTERRUPT_SOURCE_KIND_AGENT_AS_TOOL = 5;
    */
   AGENT_AS_TOOL = 5,
+
+  /**
+   * Propagated from the agent of an orchestrator's node (profile multi-agent, spec 1.2).
+   *
+   * @generated from enum value: INTERRUPT_SOURCE_KIND_NODE = 6;
+   */
+  NODE = 6,
 }
 
 /**

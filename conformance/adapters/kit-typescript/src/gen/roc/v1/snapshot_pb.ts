@@ -10,6 +10,8 @@
 import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_google_protobuf_struct } from "@bufbuild/protobuf/wkt";
+import type { AgentResult } from "./agent_result_pb.ts";
+import { file_roc_v1_agent_result } from "./agent_result_pb.ts";
 import type { Interrupt } from "./interrupt_pb.ts";
 import { file_roc_v1_interrupt } from "./interrupt_pb.ts";
 import type { Message as Message$1, ToolResult } from "./message_pb.ts";
@@ -20,7 +22,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file roc/v1/snapshot.proto.
  */
 export const file_roc_v1_snapshot: GenFile = /*@__PURE__*/
-  fileDesc("ChVyb2MvdjEvc25hcHNob3QucHJvdG8SBnJvYy52MSLbAQoIU25hcHNob3QSFgoOc2NoZW1hX3ZlcnNpb24YASABKAkSFAoMc3BlY192ZXJzaW9uGAIgASgJEhIKCmNyZWF0ZWRfYXQYAyABKAkSEAoIcmV2aXNpb24YBCABKA0SJAoFYWdlbnQYBSABKAsyFS5yb2MudjEuU25hcHNob3RBZ2VudBIvCg9pbnRlcnJ1cHRfc3RhdGUYBiABKAsyFi5yb2MudjEuSW50ZXJydXB0U3RhdGUSJAoJaW50ZWdyaXR5GAcgASgLMhEucm9jLnYxLkludGVncml0eSJsCg1TbmFwc2hvdEFnZW50EhAKCGFnZW50X2lkGAEgASgJEiEKCG1lc3NhZ2VzGAIgAygLMg8ucm9jLnYxLk1lc3NhZ2USJgoFc3RhdGUYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IrQBCg5JbnRlcnJ1cHRTdGF0ZRIRCglhY3RpdmF0ZWQYASABKAgSJQoKaW50ZXJydXB0cxgCIAMoCzIRLnJvYy52MS5JbnRlcnJ1cHQSPAoWcGVuZGluZ190b29sX2V4ZWN1dGlvbhgDIAEoCzIcLnJvYy52MS5QZW5kaW5nVG9vbEV4ZWN1dGlvbhIqCghjb25zdW1lZBgEIAMoCzIYLnJvYy52MS5Db25zdW1lZERlY2lzaW9uIj8KEENvbnN1bWVkRGVjaXNpb24SFAoMaW50ZXJydXB0X2lkGAEgASgJEhUKDWFuc3dlcl9kaWdlc3QYAiABKAkidgoUUGVuZGluZ1Rvb2xFeGVjdXRpb24SKgoRYXNzaXN0YW50X21lc3NhZ2UYASABKAsyDy5yb2MudjEuTWVzc2FnZRIyChZjb21wbGV0ZWRfdG9vbF9yZXN1bHRzGAIgAygLMhIucm9jLnYxLlRvb2xSZXN1bHQiNQoJSW50ZWdyaXR5EgsKA2FsZxgBIAEoCRIOCgZrZXlfaWQYAiABKAkSCwoDbWFjGAMgASgJYgZwcm90bzM", [file_google_protobuf_struct, file_roc_v1_interrupt, file_roc_v1_message]);
+  fileDesc("ChVyb2MvdjEvc25hcHNob3QucHJvdG8SBnJvYy52MSLbAQoIU25hcHNob3QSFgoOc2NoZW1hX3ZlcnNpb24YASABKAkSFAoMc3BlY192ZXJzaW9uGAIgASgJEhIKCmNyZWF0ZWRfYXQYAyABKAkSEAoIcmV2aXNpb24YBCABKA0SJAoFYWdlbnQYBSABKAsyFS5yb2MudjEuU25hcHNob3RBZ2VudBIvCg9pbnRlcnJ1cHRfc3RhdGUYBiABKAsyFi5yb2MudjEuSW50ZXJydXB0U3RhdGUSJAoJaW50ZWdyaXR5GAcgASgLMhEucm9jLnYxLkludGVncml0eSJsCg1TbmFwc2hvdEFnZW50EhAKCGFnZW50X2lkGAEgASgJEiEKCG1lc3NhZ2VzGAIgAygLMg8ucm9jLnYxLk1lc3NhZ2USJgoFc3RhdGUYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IrMCCg5JbnRlcnJ1cHRTdGF0ZRIRCglhY3RpdmF0ZWQYASABKAgSJQoKaW50ZXJydXB0cxgCIAMoCzIRLnJvYy52MS5JbnRlcnJ1cHQSPAoWcGVuZGluZ190b29sX2V4ZWN1dGlvbhgDIAEoCzIcLnJvYy52MS5QZW5kaW5nVG9vbEV4ZWN1dGlvbhIqCghjb25zdW1lZBgEIAMoCzIYLnJvYy52MS5Db25zdW1lZERlY2lzaW9uEjYKCGNoaWxkcmVuGAUgAygLMiQucm9jLnYxLkludGVycnVwdFN0YXRlLkNoaWxkcmVuRW50cnkaRQoNQ2hpbGRyZW5FbnRyeRILCgNrZXkYASABKAkSIwoFdmFsdWUYAiABKAsyFC5yb2MudjEuS2VwdFN1YkFnZW50OgI4ASKKAQoMS2VwdFN1YkFnZW50EiQKBWFnZW50GAEgASgLMhUucm9jLnYxLlNuYXBzaG90QWdlbnQSLwoPaW50ZXJydXB0X3N0YXRlGAIgASgLMhYucm9jLnYxLkludGVycnVwdFN0YXRlEiMKBnJlc3VsdBgDIAEoCzITLnJvYy52MS5BZ2VudFJlc3VsdCI/ChBDb25zdW1lZERlY2lzaW9uEhQKDGludGVycnVwdF9pZBgBIAEoCRIVCg1hbnN3ZXJfZGlnZXN0GAIgASgJInYKFFBlbmRpbmdUb29sRXhlY3V0aW9uEioKEWFzc2lzdGFudF9tZXNzYWdlGAEgASgLMg8ucm9jLnYxLk1lc3NhZ2USMgoWY29tcGxldGVkX3Rvb2xfcmVzdWx0cxgCIAMoCzISLnJvYy52MS5Ub29sUmVzdWx0IjUKCUludGVncml0eRILCgNhbGcYASABKAkSDgoGa2V5X2lkGAIgASgJEgsKA21hYxgDIAEoCWIGcHJvdG8z", [file_google_protobuf_struct, file_roc_v1_agent_result, file_roc_v1_interrupt, file_roc_v1_message]);
 
 /**
  * A saved agent, restorable by any implementation that reads this schema version.
@@ -29,8 +31,8 @@ export const file_roc_v1_snapshot: GenFile = /*@__PURE__*/
  */
 export type Snapshot = Message<"roc.v1.Snapshot"> & {
   /**
-   * Version of the snapshot format, "<major>.<minor>": "2.0", or "2.1" with the members
-   * of RoC 1.1 (stored decisions, consumed).
+   * Version of the snapshot format, "<major>.<minor>": "2.0", "2.1" with the members of RoC 1.1
+   * (stored decisions, consumed), or "2.2" with those of RoC 1.2 (kept sub-agents, inner sources).
    *
    * @generated from field: string schema_version = 1;
    */
@@ -124,7 +126,7 @@ export const SnapshotAgentSchema: GenMessage<SnapshotAgent> = /*@__PURE__*/
 
 /**
  * The interrupt state of an agent. JSON: {"activated", "interrupts", "pendingToolExecution",
- * "consumed"?}.
+ * "consumed"?, "children"?}.
  *
  * @generated from message roc.v1.InterruptState
  */
@@ -159,6 +161,14 @@ export type InterruptState = Message<"roc.v1.InterruptState"> & {
    * @generated from field: repeated roc.v1.ConsumedDecision consumed = 4;
    */
   consumed: ConsumedDecision[];
+
+  /**
+   * Format 2.2: the sub-agents the bodies of the pending batch ran (profile agent-as-tool), keyed by
+   * the outer toolUseId. Absent in JSON when empty.
+   *
+   * @generated from field: map<string, roc.v1.KeptSubAgent> children = 5;
+   */
+  children: { [key: string]: KeptSubAgent };
 };
 
 /**
@@ -167,6 +177,42 @@ export type InterruptState = Message<"roc.v1.InterruptState"> & {
  */
 export const InterruptStateSchema: GenMessage<InterruptState> = /*@__PURE__*/
   messageDesc(file_roc_v1_snapshot, 2);
+
+/**
+ * A sub-agent kept while its outer tool use has no result. JSON: {"agent", "interruptState",
+ * "result"?}.
+ *
+ * @generated from message roc.v1.KeptSubAgent
+ */
+export type KeptSubAgent = Message<"roc.v1.KeptSubAgent"> & {
+  /**
+   * The sub-agent's conversation and state.
+   *
+   * @generated from field: roc.v1.SnapshotAgent agent = 1;
+   */
+  agent?: SnapshotAgent | undefined;
+
+  /**
+   * Its interrupt state: activated while it waits for answers (it may keep sub-agents of its own).
+   *
+   * @generated from field: roc.v1.InterruptState interrupt_state = 2;
+   */
+  interruptState?: InterruptState | undefined;
+
+  /**
+   * Set when it completed: the result a replayed tool body receives instead of running it again.
+   *
+   * @generated from field: roc.v1.AgentResult result = 3;
+   */
+  result?: AgentResult | undefined;
+};
+
+/**
+ * Describes the message roc.v1.KeptSubAgent.
+ * Use `create(KeptSubAgentSchema)` to create a new message.
+ */
+export const KeptSubAgentSchema: GenMessage<KeptSubAgent> = /*@__PURE__*/
+  messageDesc(file_roc_v1_snapshot, 3);
 
 /**
  * A decision a completed batch consumed. JSON: {"interruptId", "answerDigest"}.
@@ -195,7 +241,7 @@ export type ConsumedDecision = Message<"roc.v1.ConsumedDecision"> & {
  * Use `create(ConsumedDecisionSchema)` to create a new message.
  */
 export const ConsumedDecisionSchema: GenMessage<ConsumedDecision> = /*@__PURE__*/
-  messageDesc(file_roc_v1_snapshot, 3);
+  messageDesc(file_roc_v1_snapshot, 4);
 
 /**
  * A tool cycle interrupted before it completed. JSON: {"assistantMessage", "completedToolResults"}.
@@ -223,7 +269,7 @@ export type PendingToolExecution = Message<"roc.v1.PendingToolExecution"> & {
  * Use `create(PendingToolExecutionSchema)` to create a new message.
  */
 export const PendingToolExecutionSchema: GenMessage<PendingToolExecution> = /*@__PURE__*/
-  messageDesc(file_roc_v1_snapshot, 4);
+  messageDesc(file_roc_v1_snapshot, 5);
 
 /**
  * An integrity tag. JSON: {"alg", "keyId", "mac"}.
@@ -259,5 +305,5 @@ export type Integrity = Message<"roc.v1.Integrity"> & {
  * Use `create(IntegritySchema)` to create a new message.
  */
 export const IntegritySchema: GenMessage<Integrity> = /*@__PURE__*/
-  messageDesc(file_roc_v1_snapshot, 5);
+  messageDesc(file_roc_v1_snapshot, 6);
 

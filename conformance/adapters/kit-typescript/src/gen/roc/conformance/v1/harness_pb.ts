@@ -32,7 +32,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file roc/conformance/v1/harness.proto.
  */
 export const file_roc_conformance_v1_harness: GenFile = /*@__PURE__*/
-  fileDesc("CiByb2MvY29uZm9ybWFuY2UvdjEvaGFybmVzcy5wcm90bxIScm9jLmNvbmZvcm1hbmNlLnYxIjMKD0Rlc2NyaWJlUmVxdWVzdBIgChhoYXJuZXNzX3Byb3RvY29sX3ZlcnNpb24YASABKA0itgIKEERlc2NyaWJlUmVzcG9uc2USIAoYaGFybmVzc19wcm90b2NvbF92ZXJzaW9uGAEgASgNEjoKDmltcGxlbWVudGF0aW9uGAIgASgLMiIucm9jLmNvbmZvcm1hbmNlLnYxLkltcGxlbWVudGF0aW9uEhUKDXNwZWNfdmVyc2lvbnMYAyADKAkSEAoIcHJvZmlsZXMYBCADKAkSTwoObm90X2FwcGxpY2FibGUYBSADKAsyNy5yb2MuY29uZm9ybWFuY2UudjEuRGVzY3JpYmVSZXNwb25zZS5Ob3RBcHBsaWNhYmxlRW50cnkSFAoMY2FwYWJpbGl0aWVzGAYgAygJGjQKEk5vdEFwcGxpY2FibGVFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIn4KDkltcGxlbWVudGF0aW9uEgwKBG5hbWUYASABKAkSDwoHdmVyc2lvbhgCIAEoCRIQCghsYW5ndWFnZRgDIAEoCRIYChBsYW5ndWFnZV92ZXJzaW9uGAQgASgJEhAKCGhvbWVwYWdlGAUgASgJEg8KB2FkYXB0ZXIYBiABKAki8gIKCUFnZW50U3BlYxIQCghhZ2VudF9pZBgBIAEoCRIyCghleGVjdXRvchgCIAEoDjIgLnJvYy5jb25mb3JtYW5jZS52MS5FeGVjdXRvcktpbmQSMAoFbW9kZWwYAyABKAsyIS5yb2MuY29uZm9ybWFuY2UudjEuU2NyaXB0ZWRNb2RlbBIrCgV0b29scxgEIAMoCzIcLnJvYy5jb25mb3JtYW5jZS52MS5Ub29sU3BlYxIrCgVob29rcxgFIAMoCzIcLnJvYy5jb25mb3JtYW5jZS52MS5Ib29rU3BlYxImCgVzdGF0ZRgGIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSNgoJaW50ZWdyaXR5GAcgASgLMiMucm9jLmNvbmZvcm1hbmNlLnYxLkludGVncml0eUNvbmZpZxIzCgdzZXNzaW9uGAggASgLMiIucm9jLmNvbmZvcm1hbmNlLnYxLlNlc3Npb25CaW5kaW5nIjMKDlNlc3Npb25CaW5kaW5nEg0KBXN0b3JlGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiMQoPSW50ZWdyaXR5Q29uZmlnEg4KBmtleV9pZBgBIAEoCRIOCgZzZWNyZXQYAiABKAkiPQoNU2NyaXB0ZWRNb2RlbBIsCgV0dXJucxgBIAMoCzIdLnJvYy5jb25mb3JtYW5jZS52MS5Nb2RlbFR1cm4iMgoJTW9kZWxUdXJuEiUKB2NvbnRlbnQYASADKAsyFC5yb2MudjEuQ29udGVudEJsb2NrIkEKCFRvb2xTcGVjEgwKBG5hbWUYASABKAkSJwoFc3RlcHMYAiADKAsyGC5yb2MuY29uZm9ybWFuY2UudjEuU3RlcCKHAQoISG9va1NwZWMSLAoFZXZlbnQYASABKA4yHS5yb2MuY29uZm9ybWFuY2UudjEuSG9va0V2ZW50EhYKCXRvb2xfbmFtZRgCIAEoCUgAiAEBEicKBXN0ZXBzGAMgAygLMhgucm9jLmNvbmZvcm1hbmNlLnYxLlN0ZXBCDAoKX3Rvb2xfbmFtZSKEAwoEU3RlcBI2CglpbnRlcnJ1cHQYASABKAsyIS5yb2MuY29uZm9ybWFuY2UudjEuSW50ZXJydXB0U3RlcEgAEjAKBnJldHVybhgCIAEoCzIeLnJvYy5jb25mb3JtYW5jZS52MS5SZXR1cm5TdGVwSAASLAoEZmFpbBgDIAEoCzIcLnJvYy5jb25mb3JtYW5jZS52MS5GYWlsU3RlcEgAEjAKBmNhbmNlbBgEIAEoCzIeLnJvYy5jb25mb3JtYW5jZS52MS5DYW5jZWxTdGVwSAASNQoJY2FuY2VsX2lmGAUgASgLMiAucm9jLmNvbmZvcm1hbmNlLnYxLkNhbmNlbElmU3RlcEgAEjwKDXNraXBfaWZfc3RhdGUYBiABKAsyIy5yb2MuY29uZm9ybWFuY2UudjEuU2tpcElmU3RhdGVTdGVwSAASNQoJc2V0X3N0YXRlGAcgASgLMiAucm9jLmNvbmZvcm1hbmNlLnYxLlNldFN0YXRlU3RlcEgAQgYKBHN0ZXAitgIKDUludGVycnVwdFN0ZXASDAoEbmFtZRgBIAEoCRImCgZyZWFzb24YAiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSHgoRcmVhc29uX2Zyb21fc3RhdGUYAyABKAlIAIgBARIpCghtZXRhZGF0YRgEIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSFwoKZXhwaXJlc19hdBgFIAEoCUgBiAEBEjQKCW9uX2V4cGlyeRgGIAEoCzIhLnJvYy5jb25mb3JtYW5jZS52MS5FeHBpcnlPdXRjb21lEhwKD2hhbmRsZV9kZWNpc2lvbhgHIAEoCEgCiAEBQhQKEl9yZWFzb25fZnJvbV9zdGF0ZUINCgtfZXhwaXJlc19hdEISChBfaGFuZGxlX2RlY2lzaW9uIkMKDUV4cGlyeU91dGNvbWUSEAoIZGVjaXNpb24YASABKAkSFAoHbWVzc2FnZRgCIAEoCUgAiAEBQgoKCF9tZXNzYWdlIjMKClJldHVyblN0ZXASJQoFdmFsdWUYASABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUiGwoIRmFpbFN0ZXASDwoHbWVzc2FnZRgBIAEoCSIuCgpDYW5jZWxTdGVwEhQKB21lc3NhZ2UYASABKAlIAIgBAUIKCghfbWVzc2FnZSJOCgxDYW5jZWxJZlN0ZXASLQoNYW5zd2VyX25vdF9pbhgBIAMoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRIPCgdtZXNzYWdlGAIgASgJIkYKD1NraXBJZlN0YXRlU3RlcBILCgNrZXkYASABKAkSJgoGZXF1YWxzGAIgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlImUKDFNldFN0YXRlU3RlcBILCgNrZXkYASABKAkSFQoLZnJvbV9hbnN3ZXIYAiABKAhIABInCgV2YWx1ZRgDIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZUgAQggKBnNvdXJjZSJBChJDcmVhdGVBZ2VudFJlcXVlc3QSKwoEc3BlYxgBIAEoCzIdLnJvYy5jb25mb3JtYW5jZS52MS5BZ2VudFNwZWMijAEKE0NyZWF0ZUFnZW50UmVzcG9uc2USDwoFYWdlbnQYASABKAlIABI5Cg1oYXJuZXNzX2Vycm9yGAIgASgLMiAucm9jLmNvbmZvcm1hbmNlLnYxLkhhcm5lc3NFcnJvckgAEh4KBWVycm9yGAMgASgLMg0ucm9jLnYxLkVycm9ySABCCQoHb3V0Y29tZSKfAgoNSW52b2tlUmVxdWVzdBINCgVhZ2VudBgBIAEoCRIQCgZwcm9tcHQYAiABKAlIABItCgdjb250ZW50GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLkxpc3RWYWx1ZUgAEjkKE2ludGVycnVwdF9yZXNwb25zZXMYByABKAsyGi5nb29nbGUucHJvdG9idWYuTGlzdFZhbHVlSAASPgoQZGlyZWN0X3Rvb2xfY2FsbBgFIAEoCzIiLnJvYy5jb25mb3JtYW5jZS52MS5EaXJlY3RUb29sQ2FsbEgAEi4KB2FiYW5kb24YCCABKAsyGy5yb2MuY29uZm9ybWFuY2UudjEuQWJhbmRvbkgAQgcKBWlucHV0SgQIAxAESgQIBBAFIkMKB0FiYW5kb24SFAoHbWVzc2FnZRgBIAEoCUgAiAEBEhYKDmNvbnRpbnVlX21vZGVsGAIgASgIQgoKCF9tZXNzYWdlIkwKDkRpcmVjdFRvb2xDYWxsEgwKBG5hbWUYASABKAkSJgoFaW5wdXQYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0SgQIAhADIvwCCg5JbnZva2VSZXNwb25zZRIlCgZyZXN1bHQYASABKAsyEy5yb2MudjEuQWdlbnRSZXN1bHRIABIeCgVlcnJvchgCIAEoCzINLnJvYy52MS5FcnJvckgAEikKC3Rvb2xfcmVzdWx0GAMgASgLMhIucm9jLnYxLlRvb2xSZXN1bHRIABI5Cg1oYXJuZXNzX2Vycm9yGAQgASgLMiAucm9jLmNvbmZvcm1hbmNlLnYxLkhhcm5lc3NFcnJvckgAEjgKBWNyYXNoGAggASgLMicucm9jLmNvbmZvcm1hbmNlLnYxLkltcGxlbWVudGF0aW9uQ3Jhc2hIABItCgV0cmFjZRgFIAMoCzIeLnJvYy5jb25mb3JtYW5jZS52MS5UcmFjZUV2ZW50EiEKCG1lc3NhZ2VzGAYgAygLMg8ucm9jLnYxLk1lc3NhZ2USJgoFc3RhdGUYByABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0QgkKB291dGNvbWUi4wcKClRyYWNlRXZlbnQSRAoQaW52b2NhdGlvbl9zdGFydBgBIAEoCzIoLnJvYy5jb25mb3JtYW5jZS52MS5JbnZvY2F0aW9uU3RhcnRFdmVudEgAEjgKCm1vZGVsX2NhbGwYAiABKAsyIi5yb2MuY29uZm9ybWFuY2UudjEuTW9kZWxDYWxsRXZlbnRIABI8CgxiZWZvcmVfdG9vbHMYAyABKAsyJC5yb2MuY29uZm9ybWFuY2UudjEuQmVmb3JlVG9vbHNFdmVudEgAEkMKEGJlZm9yZV90b29sX2NhbGwYBCABKAsyJy5yb2MuY29uZm9ybWFuY2UudjEuQmVmb3JlVG9vbENhbGxFdmVudEgAEj4KDWhvb2tfY2FsbGJhY2sYBSABKAsyJS5yb2MuY29uZm9ybWFuY2UudjEuSG9va0NhbGxiYWNrRXZlbnRIABI4Cgp0b29sX3N0YXJ0GAYgASgLMiIucm9jLmNvbmZvcm1hbmNlLnYxLlRvb2xTdGFydEV2ZW50SAASNAoIdG9vbF9lbmQYByABKAsyIC5yb2MuY29uZm9ybWFuY2UudjEuVG9vbEVuZEV2ZW50SAASQQoPYWZ0ZXJfdG9vbF9jYWxsGAggASgLMiYucm9jLmNvbmZvcm1hbmNlLnYxLkFmdGVyVG9vbENhbGxFdmVudEgAEjoKC2FmdGVyX3Rvb2xzGAkgASgLMiMucm9jLmNvbmZvcm1hbmNlLnYxLkFmdGVyVG9vbHNFdmVudEgAEj4KDW1lc3NhZ2VfYWRkZWQYCiABKAsyJS5yb2MuY29uZm9ybWFuY2UudjEuTWVzc2FnZUFkZGVkRXZlbnRIABJACg5pbnZvY2F0aW9uX2VuZBgLIAEoCzImLnJvYy5jb25mb3JtYW5jZS52MS5JbnZvY2F0aW9uRW5kRXZlbnRIABJGChFiZWZvcmVfaW52b2NhdGlvbhgMIAEoCzIpLnJvYy5jb25mb3JtYW5jZS52MS5CZWZvcmVJbnZvY2F0aW9uRXZlbnRIABJEChBhZnRlcl9pbnZvY2F0aW9uGA0gASgLMigucm9jLmNvbmZvcm1hbmNlLnYxLkFmdGVySW52b2NhdGlvbkV2ZW50SAASRQoRYmVmb3JlX21vZGVsX2NhbGwYDiABKAsyKC5yb2MuY29uZm9ybWFuY2UudjEuQmVmb3JlTW9kZWxDYWxsRXZlbnRIABJDChBhZnRlcl9tb2RlbF9jYWxsGA8gASgLMicucm9jLmNvbmZvcm1hbmNlLnYxLkFmdGVyTW9kZWxDYWxsRXZlbnRIAEIHCgVldmVudCIXChVCZWZvcmVJbnZvY2F0aW9uRXZlbnQiFgoUQWZ0ZXJJbnZvY2F0aW9uRXZlbnQiFgoUQmVmb3JlTW9kZWxDYWxsRXZlbnQiFQoTQWZ0ZXJNb2RlbENhbGxFdmVudCIWChRJbnZvY2F0aW9uU3RhcnRFdmVudCIeCg5Nb2RlbENhbGxFdmVudBIMCgR0dXJuGAEgASgNIigKEEJlZm9yZVRvb2xzRXZlbnQSFAoMdG9vbF91c2VfaWRzGAEgAygJIioKE0JlZm9yZVRvb2xDYWxsRXZlbnQSEwoLdG9vbF91c2VfaWQYASABKAkifwoRSG9va0NhbGxiYWNrRXZlbnQSLAoFZXZlbnQYASABKA4yHS5yb2MuY29uZm9ybWFuY2UudjEuSG9va0V2ZW50EhIKCmhvb2tfaW5kZXgYAiABKA0SGAoLdG9vbF91c2VfaWQYAyABKAlIAIgBAUIOCgxfdG9vbF91c2VfaWQiMwoOVG9vbFN0YXJ0RXZlbnQSEwoLdG9vbF91c2VfaWQYASABKAkSDAoEbmFtZRgCIAEoCSJVCgxUb29sRW5kRXZlbnQSEwoLdG9vbF91c2VfaWQYASABKAkSMAoHb3V0Y29tZRgCIAEoDjIfLnJvYy5jb25mb3JtYW5jZS52MS5Ub29sT3V0Y29tZSJTChJBZnRlclRvb2xDYWxsRXZlbnQSEwoLdG9vbF91c2VfaWQYASABKAkSKAoGc3RhdHVzGAIgASgOMhgucm9jLnYxLlRvb2xSZXN1bHRTdGF0dXMiJwoPQWZ0ZXJUb29sc0V2ZW50EhQKDHRvb2xfdXNlX2lkcxgBIAMoCSIvChFNZXNzYWdlQWRkZWRFdmVudBIaCgRyb2xlGAEgASgOMgwucm9jLnYxLlJvbGUiPQoSSW52b2NhdGlvbkVuZEV2ZW50EicKC3N0b3BfcmVhc29uGAEgASgOMhIucm9jLnYxLlN0b3BSZWFzb24iNAoTVGFrZVNuYXBzaG90UmVxdWVzdBINCgVhZ2VudBgBIAEoCRIOCgZzdG9yZWQYAiABKAgilQEKFFRha2VTbmFwc2hvdFJlc3BvbnNlEhcKDXNuYXBzaG90X2pzb24YASABKAlIABIeCgVlcnJvchgCIAEoCzINLnJvYy52MS5FcnJvckgAEjkKDWhhcm5lc3NfZXJyb3IYAyABKAsyIC5yb2MuY29uZm9ybWFuY2UudjEuSGFybmVzc0Vycm9ySABCCQoHb3V0Y29tZSJ0ChNSZXN0b3JlQWdlbnRSZXF1ZXN0EhUKDXNuYXBzaG90X2pzb24YASABKAkSKwoEc3BlYxgCIAEoCzIdLnJvYy5jb25mb3JtYW5jZS52MS5BZ2VudFNwZWMSGQoRbW9kZWxfdHVybl9vZmZzZXQYAyABKA0ivAEKFFJlc3RvcmVBZ2VudFJlc3BvbnNlEg8KBWFnZW50GAEgASgJSAASHgoFZXJyb3IYAiABKAsyDS5yb2MudjEuRXJyb3JIABI5Cg1oYXJuZXNzX2Vycm9yGAMgASgLMiAucm9jLmNvbmZvcm1hbmNlLnYxLkhhcm5lc3NFcnJvckgAEi0KBXRyYWNlGAQgAygLMh4ucm9jLmNvbmZvcm1hbmNlLnYxLlRyYWNlRXZlbnRCCQoHb3V0Y29tZSIkChNEaXNwb3NlQWdlbnRSZXF1ZXN0Eg0KBWFnZW50GAEgASgJIk8KFERpc3Bvc2VBZ2VudFJlc3BvbnNlEjcKDWhhcm5lc3NfZXJyb3IYASABKAsyIC5yb2MuY29uZm9ybWFuY2UudjEuSGFybmVzc0Vycm9yIiQKE0luc3BlY3RBZ2VudFJlcXVlc3QSDQoFYWdlbnQYASABKAkilwEKFEluc3BlY3RBZ2VudFJlc3BvbnNlEjkKCmluc3BlY3Rpb24YASABKAsyIy5yb2MuY29uZm9ybWFuY2UudjEuQWdlbnRJbnNwZWN0aW9uSAASOQoNaGFybmVzc19lcnJvchgCIAEoCzIgLnJvYy5jb25mb3JtYW5jZS52MS5IYXJuZXNzRXJyb3JIAEIJCgdvdXRjb21lIv8BCg9BZ2VudEluc3BlY3Rpb24SEQoJYWN0aXZhdGVkGAEgASgIEjoKCmludGVycnVwdHMYAiADKAsyJi5yb2MuY29uZm9ybWFuY2UudjEuSW5zcGVjdGVkSW50ZXJydXB0Eh4KFnByZXNlcnZlZF90b29sX3VzZV9pZHMYAyADKAkSMgoZcGVuZGluZ19hc3Npc3RhbnRfbWVzc2FnZRgEIAEoCzIPLnJvYy52MS5NZXNzYWdlEiEKCG1lc3NhZ2VzGAUgAygLMg8ucm9jLnYxLk1lc3NhZ2USJgoFc3RhdGUYBiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IuYBChJJbnNwZWN0ZWRJbnRlcnJ1cHQSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRImCgZyZWFzb24YAyABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSJwoGc291cmNlGAQgASgLMhcucm9jLnYxLkludGVycnVwdFNvdXJjZRIQCghhbnN3ZXJlZBgFIAEoCBIoCghyZXNwb25zZRgGIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRIpCghtZXRhZGF0YRgHIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QiZwoSTGlzdFBlbmRpbmdSZXF1ZXN0Eg8KBWFnZW50GAEgASgJSAASNgoIc25hcHNob3QYAiABKAsyIi5yb2MuY29uZm9ybWFuY2UudjEuU25hcHNob3RTb3VyY2VIAEIICgZ0YXJnZXQiVAoOU25hcHNob3RTb3VyY2USFQoNc25hcHNob3RfanNvbhgBIAEoCRIrCgRzcGVjGAIgASgLMh0ucm9jLmNvbmZvcm1hbmNlLnYxLkFnZW50U3BlYyKqAQoTTGlzdFBlbmRpbmdSZXNwb25zZRItCgdwZW5kaW5nGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLkxpc3RWYWx1ZUgAEh4KBWVycm9yGAIgASgLMg0ucm9jLnYxLkVycm9ySAASOQoNaGFybmVzc19lcnJvchgDIAEoCzIgLnJvYy5jb25mb3JtYW5jZS52MS5IYXJuZXNzRXJyb3JIAEIJCgdvdXRjb21lIkUKE0ltcGxlbWVudGF0aW9uQ3Jhc2gSDAoEdHlwZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEg8KB2RldGFpbHMYAyABKAkiMAoMSGFybmVzc0Vycm9yEg8KB21lc3NhZ2UYASABKAkSDwoHZGV0YWlscxgCIAEoCSppCgxFeGVjdXRvcktpbmQSHQoZRVhFQ1VUT1JfS0lORF9VTlNQRUNJRklFRBAAEhwKGEVYRUNVVE9SX0tJTkRfU0VRVUVOVElBTBABEhwKGEVYRUNVVE9SX0tJTkRfQ09OQ1VSUkVOVBACKqEBCglIb29rRXZlbnQSGgoWSE9PS19FVkVOVF9VTlNQRUNJRklFRBAAEhsKF0hPT0tfRVZFTlRfQkVGT1JFX1RPT0xTEAESHwobSE9PS19FVkVOVF9CRUZPUkVfVE9PTF9DQUxMEAISHgoaSE9PS19FVkVOVF9BRlRFUl9UT09MX0NBTEwQAxIaChZIT09LX0VWRU5UX0FGVEVSX1RPT0xTEAQqfQoLVG9vbE91dGNvbWUSHAoYVE9PTF9PVVRDT01FX1VOU1BFQ0lGSUVEEAASGQoVVE9PTF9PVVRDT01FX1JFVFVSTkVEEAESFwoTVE9PTF9PVVRDT01FX0ZBSUxFRBACEhwKGFRPT0xfT1VUQ09NRV9JTlRFUlJVUFRFRBADMoQGCg5IYXJuZXNzU2VydmljZRJVCghEZXNjcmliZRIjLnJvYy5jb25mb3JtYW5jZS52MS5EZXNjcmliZVJlcXVlc3QaJC5yb2MuY29uZm9ybWFuY2UudjEuRGVzY3JpYmVSZXNwb25zZRJeCgtDcmVhdGVBZ2VudBImLnJvYy5jb25mb3JtYW5jZS52MS5DcmVhdGVBZ2VudFJlcXVlc3QaJy5yb2MuY29uZm9ybWFuY2UudjEuQ3JlYXRlQWdlbnRSZXNwb25zZRJPCgZJbnZva2USIS5yb2MuY29uZm9ybWFuY2UudjEuSW52b2tlUmVxdWVzdBoiLnJvYy5jb25mb3JtYW5jZS52MS5JbnZva2VSZXNwb25zZRJhCgxUYWtlU25hcHNob3QSJy5yb2MuY29uZm9ybWFuY2UudjEuVGFrZVNuYXBzaG90UmVxdWVzdBooLnJvYy5jb25mb3JtYW5jZS52MS5UYWtlU25hcHNob3RSZXNwb25zZRJhCgxSZXN0b3JlQWdlbnQSJy5yb2MuY29uZm9ybWFuY2UudjEuUmVzdG9yZUFnZW50UmVxdWVzdBooLnJvYy5jb25mb3JtYW5jZS52MS5SZXN0b3JlQWdlbnRSZXNwb25zZRJhCgxEaXNwb3NlQWdlbnQSJy5yb2MuY29uZm9ybWFuY2UudjEuRGlzcG9zZUFnZW50UmVxdWVzdBooLnJvYy5jb25mb3JtYW5jZS52MS5EaXNwb3NlQWdlbnRSZXNwb25zZRJhCgxJbnNwZWN0QWdlbnQSJy5yb2MuY29uZm9ybWFuY2UudjEuSW5zcGVjdEFnZW50UmVxdWVzdBooLnJvYy5jb25mb3JtYW5jZS52MS5JbnNwZWN0QWdlbnRSZXNwb25zZRJeCgtMaXN0UGVuZGluZxImLnJvYy5jb25mb3JtYW5jZS52MS5MaXN0UGVuZGluZ1JlcXVlc3QaJy5yb2MuY29uZm9ybWFuY2UudjEuTGlzdFBlbmRpbmdSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_struct, file_roc_v1_agent_result, file_roc_v1_error, file_roc_v1_interrupt, file_roc_v1_message]);
+  fileDesc("CiByb2MvY29uZm9ybWFuY2UvdjEvaGFybmVzcy5wcm90bxIScm9jLmNvbmZvcm1hbmNlLnYxIjMKD0Rlc2NyaWJlUmVxdWVzdBIgChhoYXJuZXNzX3Byb3RvY29sX3ZlcnNpb24YASABKA0itgIKEERlc2NyaWJlUmVzcG9uc2USIAoYaGFybmVzc19wcm90b2NvbF92ZXJzaW9uGAEgASgNEjoKDmltcGxlbWVudGF0aW9uGAIgASgLMiIucm9jLmNvbmZvcm1hbmNlLnYxLkltcGxlbWVudGF0aW9uEhUKDXNwZWNfdmVyc2lvbnMYAyADKAkSEAoIcHJvZmlsZXMYBCADKAkSTwoObm90X2FwcGxpY2FibGUYBSADKAsyNy5yb2MuY29uZm9ybWFuY2UudjEuRGVzY3JpYmVSZXNwb25zZS5Ob3RBcHBsaWNhYmxlRW50cnkSFAoMY2FwYWJpbGl0aWVzGAYgAygJGjQKEk5vdEFwcGxpY2FibGVFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIn4KDkltcGxlbWVudGF0aW9uEgwKBG5hbWUYASABKAkSDwoHdmVyc2lvbhgCIAEoCRIQCghsYW5ndWFnZRgDIAEoCRIYChBsYW5ndWFnZV92ZXJzaW9uGAQgASgJEhAKCGhvbWVwYWdlGAUgASgJEg8KB2FkYXB0ZXIYBiABKAki8gIKCUFnZW50U3BlYxIQCghhZ2VudF9pZBgBIAEoCRIyCghleGVjdXRvchgCIAEoDjIgLnJvYy5jb25mb3JtYW5jZS52MS5FeGVjdXRvcktpbmQSMAoFbW9kZWwYAyABKAsyIS5yb2MuY29uZm9ybWFuY2UudjEuU2NyaXB0ZWRNb2RlbBIrCgV0b29scxgEIAMoCzIcLnJvYy5jb25mb3JtYW5jZS52MS5Ub29sU3BlYxIrCgVob29rcxgFIAMoCzIcLnJvYy5jb25mb3JtYW5jZS52MS5Ib29rU3BlYxImCgVzdGF0ZRgGIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSNgoJaW50ZWdyaXR5GAcgASgLMiMucm9jLmNvbmZvcm1hbmNlLnYxLkludGVncml0eUNvbmZpZxIzCgdzZXNzaW9uGAggASgLMiIucm9jLmNvbmZvcm1hbmNlLnYxLlNlc3Npb25CaW5kaW5nIjMKDlNlc3Npb25CaW5kaW5nEg0KBXN0b3JlGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiMQoPSW50ZWdyaXR5Q29uZmlnEg4KBmtleV9pZBgBIAEoCRIOCgZzZWNyZXQYAiABKAkiPQoNU2NyaXB0ZWRNb2RlbBIsCgV0dXJucxgBIAMoCzIdLnJvYy5jb25mb3JtYW5jZS52MS5Nb2RlbFR1cm4iMgoJTW9kZWxUdXJuEiUKB2NvbnRlbnQYASADKAsyFC5yb2MudjEuQ29udGVudEJsb2NrIkEKCFRvb2xTcGVjEgwKBG5hbWUYASABKAkSJwoFc3RlcHMYAiADKAsyGC5yb2MuY29uZm9ybWFuY2UudjEuU3RlcCKHAQoISG9va1NwZWMSLAoFZXZlbnQYASABKA4yHS5yb2MuY29uZm9ybWFuY2UudjEuSG9va0V2ZW50EhYKCXRvb2xfbmFtZRgCIAEoCUgAiAEBEicKBXN0ZXBzGAMgAygLMhgucm9jLmNvbmZvcm1hbmNlLnYxLlN0ZXBCDAoKX3Rvb2xfbmFtZSK7AwoEU3RlcBI2CglpbnRlcnJ1cHQYASABKAsyIS5yb2MuY29uZm9ybWFuY2UudjEuSW50ZXJydXB0U3RlcEgAEjAKBnJldHVybhgCIAEoCzIeLnJvYy5jb25mb3JtYW5jZS52MS5SZXR1cm5TdGVwSAASLAoEZmFpbBgDIAEoCzIcLnJvYy5jb25mb3JtYW5jZS52MS5GYWlsU3RlcEgAEjAKBmNhbmNlbBgEIAEoCzIeLnJvYy5jb25mb3JtYW5jZS52MS5DYW5jZWxTdGVwSAASNQoJY2FuY2VsX2lmGAUgASgLMiAucm9jLmNvbmZvcm1hbmNlLnYxLkNhbmNlbElmU3RlcEgAEjwKDXNraXBfaWZfc3RhdGUYBiABKAsyIy5yb2MuY29uZm9ybWFuY2UudjEuU2tpcElmU3RhdGVTdGVwSAASNQoJc2V0X3N0YXRlGAcgASgLMiAucm9jLmNvbmZvcm1hbmNlLnYxLlNldFN0YXRlU3RlcEgAEjUKCXJ1bl9hZ2VudBgIIAEoCzIgLnJvYy5jb25mb3JtYW5jZS52MS5SdW5BZ2VudFN0ZXBIAEIGCgRzdGVwIrYCCg1JbnRlcnJ1cHRTdGVwEgwKBG5hbWUYASABKAkSJgoGcmVhc29uGAIgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEh4KEXJlYXNvbl9mcm9tX3N0YXRlGAMgASgJSACIAQESKQoIbWV0YWRhdGEYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhcKCmV4cGlyZXNfYXQYBSABKAlIAYgBARI0Cglvbl9leHBpcnkYBiABKAsyIS5yb2MuY29uZm9ybWFuY2UudjEuRXhwaXJ5T3V0Y29tZRIcCg9oYW5kbGVfZGVjaXNpb24YByABKAhIAogBAUIUChJfcmVhc29uX2Zyb21fc3RhdGVCDQoLX2V4cGlyZXNfYXRCEgoQX2hhbmRsZV9kZWNpc2lvbiJDCg1FeHBpcnlPdXRjb21lEhAKCGRlY2lzaW9uGAEgASgJEhQKB21lc3NhZ2UYAiABKAlIAIgBAUIKCghfbWVzc2FnZSJMCgxSdW5BZ2VudFN0ZXASLAoFYWdlbnQYASABKAsyHS5yb2MuY29uZm9ybWFuY2UudjEuQWdlbnRTcGVjEg4KBnByb21wdBgCIAEoCSIzCgpSZXR1cm5TdGVwEiUKBXZhbHVlGAEgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlIhsKCEZhaWxTdGVwEg8KB21lc3NhZ2UYASABKAkiLgoKQ2FuY2VsU3RlcBIUCgdtZXNzYWdlGAEgASgJSACIAQFCCgoIX21lc3NhZ2UiTgoMQ2FuY2VsSWZTdGVwEi0KDWFuc3dlcl9ub3RfaW4YASADKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSDwoHbWVzc2FnZRgCIAEoCSJGCg9Ta2lwSWZTdGF0ZVN0ZXASCwoDa2V5GAEgASgJEiYKBmVxdWFscxgCIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZSJlCgxTZXRTdGF0ZVN0ZXASCwoDa2V5GAEgASgJEhUKC2Zyb21fYW5zd2VyGAIgASgISAASJwoFdmFsdWUYAyABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWVIAEIICgZzb3VyY2UiQQoSQ3JlYXRlQWdlbnRSZXF1ZXN0EisKBHNwZWMYASABKAsyHS5yb2MuY29uZm9ybWFuY2UudjEuQWdlbnRTcGVjIowBChNDcmVhdGVBZ2VudFJlc3BvbnNlEg8KBWFnZW50GAEgASgJSAASOQoNaGFybmVzc19lcnJvchgCIAEoCzIgLnJvYy5jb25mb3JtYW5jZS52MS5IYXJuZXNzRXJyb3JIABIeCgVlcnJvchgDIAEoCzINLnJvYy52MS5FcnJvckgAQgkKB291dGNvbWUinwIKDUludm9rZVJlcXVlc3QSDQoFYWdlbnQYASABKAkSEAoGcHJvbXB0GAIgASgJSAASLQoHY29udGVudBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5MaXN0VmFsdWVIABI5ChNpbnRlcnJ1cHRfcmVzcG9uc2VzGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLkxpc3RWYWx1ZUgAEj4KEGRpcmVjdF90b29sX2NhbGwYBSABKAsyIi5yb2MuY29uZm9ybWFuY2UudjEuRGlyZWN0VG9vbENhbGxIABIuCgdhYmFuZG9uGAggASgLMhsucm9jLmNvbmZvcm1hbmNlLnYxLkFiYW5kb25IAEIHCgVpbnB1dEoECAMQBEoECAQQBSJDCgdBYmFuZG9uEhQKB21lc3NhZ2UYASABKAlIAIgBARIWCg5jb250aW51ZV9tb2RlbBgCIAEoCEIKCghfbWVzc2FnZSJMCg5EaXJlY3RUb29sQ2FsbBIMCgRuYW1lGAEgASgJEiYKBWlucHV0GAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEoECAIQAyL8AgoOSW52b2tlUmVzcG9uc2USJQoGcmVzdWx0GAEgASgLMhMucm9jLnYxLkFnZW50UmVzdWx0SAASHgoFZXJyb3IYAiABKAsyDS5yb2MudjEuRXJyb3JIABIpCgt0b29sX3Jlc3VsdBgDIAEoCzISLnJvYy52MS5Ub29sUmVzdWx0SAASOQoNaGFybmVzc19lcnJvchgEIAEoCzIgLnJvYy5jb25mb3JtYW5jZS52MS5IYXJuZXNzRXJyb3JIABI4CgVjcmFzaBgIIAEoCzInLnJvYy5jb25mb3JtYW5jZS52MS5JbXBsZW1lbnRhdGlvbkNyYXNoSAASLQoFdHJhY2UYBSADKAsyHi5yb2MuY29uZm9ybWFuY2UudjEuVHJhY2VFdmVudBIhCghtZXNzYWdlcxgGIAMoCzIPLnJvYy52MS5NZXNzYWdlEiYKBXN0YXRlGAcgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEIJCgdvdXRjb21lIvcHCgpUcmFjZUV2ZW50EkQKEGludm9jYXRpb25fc3RhcnQYASABKAsyKC5yb2MuY29uZm9ybWFuY2UudjEuSW52b2NhdGlvblN0YXJ0RXZlbnRIABI4Cgptb2RlbF9jYWxsGAIgASgLMiIucm9jLmNvbmZvcm1hbmNlLnYxLk1vZGVsQ2FsbEV2ZW50SAASPAoMYmVmb3JlX3Rvb2xzGAMgASgLMiQucm9jLmNvbmZvcm1hbmNlLnYxLkJlZm9yZVRvb2xzRXZlbnRIABJDChBiZWZvcmVfdG9vbF9jYWxsGAQgASgLMicucm9jLmNvbmZvcm1hbmNlLnYxLkJlZm9yZVRvb2xDYWxsRXZlbnRIABI+Cg1ob29rX2NhbGxiYWNrGAUgASgLMiUucm9jLmNvbmZvcm1hbmNlLnYxLkhvb2tDYWxsYmFja0V2ZW50SAASOAoKdG9vbF9zdGFydBgGIAEoCzIiLnJvYy5jb25mb3JtYW5jZS52MS5Ub29sU3RhcnRFdmVudEgAEjQKCHRvb2xfZW5kGAcgASgLMiAucm9jLmNvbmZvcm1hbmNlLnYxLlRvb2xFbmRFdmVudEgAEkEKD2FmdGVyX3Rvb2xfY2FsbBgIIAEoCzImLnJvYy5jb25mb3JtYW5jZS52MS5BZnRlclRvb2xDYWxsRXZlbnRIABI6CgthZnRlcl90b29scxgJIAEoCzIjLnJvYy5jb25mb3JtYW5jZS52MS5BZnRlclRvb2xzRXZlbnRIABI+Cg1tZXNzYWdlX2FkZGVkGAogASgLMiUucm9jLmNvbmZvcm1hbmNlLnYxLk1lc3NhZ2VBZGRlZEV2ZW50SAASQAoOaW52b2NhdGlvbl9lbmQYCyABKAsyJi5yb2MuY29uZm9ybWFuY2UudjEuSW52b2NhdGlvbkVuZEV2ZW50SAASRgoRYmVmb3JlX2ludm9jYXRpb24YDCABKAsyKS5yb2MuY29uZm9ybWFuY2UudjEuQmVmb3JlSW52b2NhdGlvbkV2ZW50SAASRAoQYWZ0ZXJfaW52b2NhdGlvbhgNIAEoCzIoLnJvYy5jb25mb3JtYW5jZS52MS5BZnRlckludm9jYXRpb25FdmVudEgAEkUKEWJlZm9yZV9tb2RlbF9jYWxsGA4gASgLMigucm9jLmNvbmZvcm1hbmNlLnYxLkJlZm9yZU1vZGVsQ2FsbEV2ZW50SAASQwoQYWZ0ZXJfbW9kZWxfY2FsbBgPIAEoCzInLnJvYy5jb25mb3JtYW5jZS52MS5BZnRlck1vZGVsQ2FsbEV2ZW50SAASEgoKYWdlbnRfcGF0aBgQIAMoCUIHCgVldmVudCIXChVCZWZvcmVJbnZvY2F0aW9uRXZlbnQiFgoUQWZ0ZXJJbnZvY2F0aW9uRXZlbnQiFgoUQmVmb3JlTW9kZWxDYWxsRXZlbnQiFQoTQWZ0ZXJNb2RlbENhbGxFdmVudCIWChRJbnZvY2F0aW9uU3RhcnRFdmVudCIeCg5Nb2RlbENhbGxFdmVudBIMCgR0dXJuGAEgASgNIigKEEJlZm9yZVRvb2xzRXZlbnQSFAoMdG9vbF91c2VfaWRzGAEgAygJIioKE0JlZm9yZVRvb2xDYWxsRXZlbnQSEwoLdG9vbF91c2VfaWQYASABKAkifwoRSG9va0NhbGxiYWNrRXZlbnQSLAoFZXZlbnQYASABKA4yHS5yb2MuY29uZm9ybWFuY2UudjEuSG9va0V2ZW50EhIKCmhvb2tfaW5kZXgYAiABKA0SGAoLdG9vbF91c2VfaWQYAyABKAlIAIgBAUIOCgxfdG9vbF91c2VfaWQiMwoOVG9vbFN0YXJ0RXZlbnQSEwoLdG9vbF91c2VfaWQYASABKAkSDAoEbmFtZRgCIAEoCSJVCgxUb29sRW5kRXZlbnQSEwoLdG9vbF91c2VfaWQYASABKAkSMAoHb3V0Y29tZRgCIAEoDjIfLnJvYy5jb25mb3JtYW5jZS52MS5Ub29sT3V0Y29tZSJTChJBZnRlclRvb2xDYWxsRXZlbnQSEwoLdG9vbF91c2VfaWQYASABKAkSKAoGc3RhdHVzGAIgASgOMhgucm9jLnYxLlRvb2xSZXN1bHRTdGF0dXMiJwoPQWZ0ZXJUb29sc0V2ZW50EhQKDHRvb2xfdXNlX2lkcxgBIAMoCSIvChFNZXNzYWdlQWRkZWRFdmVudBIaCgRyb2xlGAEgASgOMgwucm9jLnYxLlJvbGUiPQoSSW52b2NhdGlvbkVuZEV2ZW50EicKC3N0b3BfcmVhc29uGAEgASgOMhIucm9jLnYxLlN0b3BSZWFzb24iNAoTVGFrZVNuYXBzaG90UmVxdWVzdBINCgVhZ2VudBgBIAEoCRIOCgZzdG9yZWQYAiABKAgilQEKFFRha2VTbmFwc2hvdFJlc3BvbnNlEhcKDXNuYXBzaG90X2pzb24YASABKAlIABIeCgVlcnJvchgCIAEoCzINLnJvYy52MS5FcnJvckgAEjkKDWhhcm5lc3NfZXJyb3IYAyABKAsyIC5yb2MuY29uZm9ybWFuY2UudjEuSGFybmVzc0Vycm9ySABCCQoHb3V0Y29tZSJ0ChNSZXN0b3JlQWdlbnRSZXF1ZXN0EhUKDXNuYXBzaG90X2pzb24YASABKAkSKwoEc3BlYxgCIAEoCzIdLnJvYy5jb25mb3JtYW5jZS52MS5BZ2VudFNwZWMSGQoRbW9kZWxfdHVybl9vZmZzZXQYAyABKA0ivAEKFFJlc3RvcmVBZ2VudFJlc3BvbnNlEg8KBWFnZW50GAEgASgJSAASHgoFZXJyb3IYAiABKAsyDS5yb2MudjEuRXJyb3JIABI5Cg1oYXJuZXNzX2Vycm9yGAMgASgLMiAucm9jLmNvbmZvcm1hbmNlLnYxLkhhcm5lc3NFcnJvckgAEi0KBXRyYWNlGAQgAygLMh4ucm9jLmNvbmZvcm1hbmNlLnYxLlRyYWNlRXZlbnRCCQoHb3V0Y29tZSIkChNEaXNwb3NlQWdlbnRSZXF1ZXN0Eg0KBWFnZW50GAEgASgJIk8KFERpc3Bvc2VBZ2VudFJlc3BvbnNlEjcKDWhhcm5lc3NfZXJyb3IYASABKAsyIC5yb2MuY29uZm9ybWFuY2UudjEuSGFybmVzc0Vycm9yIiQKE0luc3BlY3RBZ2VudFJlcXVlc3QSDQoFYWdlbnQYASABKAkilwEKFEluc3BlY3RBZ2VudFJlc3BvbnNlEjkKCmluc3BlY3Rpb24YASABKAsyIy5yb2MuY29uZm9ybWFuY2UudjEuQWdlbnRJbnNwZWN0aW9uSAASOQoNaGFybmVzc19lcnJvchgCIAEoCzIgLnJvYy5jb25mb3JtYW5jZS52MS5IYXJuZXNzRXJyb3JIAEIJCgdvdXRjb21lIv8BCg9BZ2VudEluc3BlY3Rpb24SEQoJYWN0aXZhdGVkGAEgASgIEjoKCmludGVycnVwdHMYAiADKAsyJi5yb2MuY29uZm9ybWFuY2UudjEuSW5zcGVjdGVkSW50ZXJydXB0Eh4KFnByZXNlcnZlZF90b29sX3VzZV9pZHMYAyADKAkSMgoZcGVuZGluZ19hc3Npc3RhbnRfbWVzc2FnZRgEIAEoCzIPLnJvYy52MS5NZXNzYWdlEiEKCG1lc3NhZ2VzGAUgAygLMg8ucm9jLnYxLk1lc3NhZ2USJgoFc3RhdGUYBiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IuYBChJJbnNwZWN0ZWRJbnRlcnJ1cHQSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRImCgZyZWFzb24YAyABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSJwoGc291cmNlGAQgASgLMhcucm9jLnYxLkludGVycnVwdFNvdXJjZRIQCghhbnN3ZXJlZBgFIAEoCBIoCghyZXNwb25zZRgGIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRIpCghtZXRhZGF0YRgHIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QiZwoSTGlzdFBlbmRpbmdSZXF1ZXN0Eg8KBWFnZW50GAEgASgJSAASNgoIc25hcHNob3QYAiABKAsyIi5yb2MuY29uZm9ybWFuY2UudjEuU25hcHNob3RTb3VyY2VIAEIICgZ0YXJnZXQiVAoOU25hcHNob3RTb3VyY2USFQoNc25hcHNob3RfanNvbhgBIAEoCRIrCgRzcGVjGAIgASgLMh0ucm9jLmNvbmZvcm1hbmNlLnYxLkFnZW50U3BlYyKqAQoTTGlzdFBlbmRpbmdSZXNwb25zZRItCgdwZW5kaW5nGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLkxpc3RWYWx1ZUgAEh4KBWVycm9yGAIgASgLMg0ucm9jLnYxLkVycm9ySAASOQoNaGFybmVzc19lcnJvchgDIAEoCzIgLnJvYy5jb25mb3JtYW5jZS52MS5IYXJuZXNzRXJyb3JIAEIJCgdvdXRjb21lIkUKE0ltcGxlbWVudGF0aW9uQ3Jhc2gSDAoEdHlwZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEg8KB2RldGFpbHMYAyABKAkiMAoMSGFybmVzc0Vycm9yEg8KB21lc3NhZ2UYASABKAkSDwoHZGV0YWlscxgCIAEoCSppCgxFeGVjdXRvcktpbmQSHQoZRVhFQ1VUT1JfS0lORF9VTlNQRUNJRklFRBAAEhwKGEVYRUNVVE9SX0tJTkRfU0VRVUVOVElBTBABEhwKGEVYRUNVVE9SX0tJTkRfQ09OQ1VSUkVOVBACKqEBCglIb29rRXZlbnQSGgoWSE9PS19FVkVOVF9VTlNQRUNJRklFRBAAEhsKF0hPT0tfRVZFTlRfQkVGT1JFX1RPT0xTEAESHwobSE9PS19FVkVOVF9CRUZPUkVfVE9PTF9DQUxMEAISHgoaSE9PS19FVkVOVF9BRlRFUl9UT09MX0NBTEwQAxIaChZIT09LX0VWRU5UX0FGVEVSX1RPT0xTEAQqfQoLVG9vbE91dGNvbWUSHAoYVE9PTF9PVVRDT01FX1VOU1BFQ0lGSUVEEAASGQoVVE9PTF9PVVRDT01FX1JFVFVSTkVEEAESFwoTVE9PTF9PVVRDT01FX0ZBSUxFRBACEhwKGFRPT0xfT1VUQ09NRV9JTlRFUlJVUFRFRBADMoQGCg5IYXJuZXNzU2VydmljZRJVCghEZXNjcmliZRIjLnJvYy5jb25mb3JtYW5jZS52MS5EZXNjcmliZVJlcXVlc3QaJC5yb2MuY29uZm9ybWFuY2UudjEuRGVzY3JpYmVSZXNwb25zZRJeCgtDcmVhdGVBZ2VudBImLnJvYy5jb25mb3JtYW5jZS52MS5DcmVhdGVBZ2VudFJlcXVlc3QaJy5yb2MuY29uZm9ybWFuY2UudjEuQ3JlYXRlQWdlbnRSZXNwb25zZRJPCgZJbnZva2USIS5yb2MuY29uZm9ybWFuY2UudjEuSW52b2tlUmVxdWVzdBoiLnJvYy5jb25mb3JtYW5jZS52MS5JbnZva2VSZXNwb25zZRJhCgxUYWtlU25hcHNob3QSJy5yb2MuY29uZm9ybWFuY2UudjEuVGFrZVNuYXBzaG90UmVxdWVzdBooLnJvYy5jb25mb3JtYW5jZS52MS5UYWtlU25hcHNob3RSZXNwb25zZRJhCgxSZXN0b3JlQWdlbnQSJy5yb2MuY29uZm9ybWFuY2UudjEuUmVzdG9yZUFnZW50UmVxdWVzdBooLnJvYy5jb25mb3JtYW5jZS52MS5SZXN0b3JlQWdlbnRSZXNwb25zZRJhCgxEaXNwb3NlQWdlbnQSJy5yb2MuY29uZm9ybWFuY2UudjEuRGlzcG9zZUFnZW50UmVxdWVzdBooLnJvYy5jb25mb3JtYW5jZS52MS5EaXNwb3NlQWdlbnRSZXNwb25zZRJhCgxJbnNwZWN0QWdlbnQSJy5yb2MuY29uZm9ybWFuY2UudjEuSW5zcGVjdEFnZW50UmVxdWVzdBooLnJvYy5jb25mb3JtYW5jZS52MS5JbnNwZWN0QWdlbnRSZXNwb25zZRJeCgtMaXN0UGVuZGluZxImLnJvYy5jb25mb3JtYW5jZS52MS5MaXN0UGVuZGluZ1JlcXVlc3QaJy5yb2MuY29uZm9ybWFuY2UudjEuTGlzdFBlbmRpbmdSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_struct, file_roc_v1_agent_result, file_roc_v1_error, file_roc_v1_interrupt, file_roc_v1_message]);
 
 /**
  * The suite's side of the handshake.
@@ -41,7 +41,7 @@ export const file_roc_conformance_v1_harness: GenFile = /*@__PURE__*/
  */
 export type DescribeRequest = Message<"roc.conformance.v1.DescribeRequest"> & {
   /**
-   * The harness protocol version the suite speaks (4 for this file).
+   * The harness protocol version the suite speaks (5 for this file).
    *
    * @generated from field: uint32 harness_protocol_version = 1;
    */
@@ -62,9 +62,10 @@ export const DescribeRequestSchema: GenMessage<DescribeRequest> = /*@__PURE__*/
  */
 export type DescribeResponse = Message<"roc.conformance.v1.DescribeResponse"> & {
   /**
-   * The harness protocol version the adapter speaks (4 for this file). The suite stops with an
-   * error when it is one it does not know; it still accepts 3 from an adapter that claims none of the
-   * profiles of RoC 1.1. conformance/README.md keeps the changelog.
+   * The harness protocol version the adapter speaks (5 for this file). The suite stops with an
+   * error when it is one it does not know; it still accepts 4 from an adapter that claims no profile of
+   * RoC 1.2, and 3 from one that claims no profile of RoC 1.1 or 1.2. conformance/README.md keeps the
+   * changelog.
    *
    * @generated from field: uint32 harness_protocol_version = 1;
    */
@@ -90,7 +91,8 @@ export type DescribeResponse = Message<"roc.conformance.v1.DescribeResponse"> & 
    * Since harness protocol 3, "direct-tool-call" (Invoke.direct_tool_call), "session-store"
    * (AgentSpec.session, TakeSnapshotRequest.stored) and "snapshot-integrity" (AgentSpec.integrity)
    * are profiles listed here, no longer capabilities. Since harness protocol 4 the profiles of RoC 1.1
-   * ("decisions", "abandon", "expiry", "pending-list", "idempotent-resume") can be listed.
+   * ("decisions", "abandon", "expiry", "pending-list", "idempotent-resume") can be listed, and since
+   * harness protocol 5 the profile "agent-as-tool" of RoC 1.2 (Step.run_agent, TraceEvent.agent_path).
    *
    * @generated from field: repeated string profiles = 4;
    */
@@ -482,6 +484,15 @@ export type Step = Message<"roc.conformance.v1.Step"> & {
      */
     value: SetStateStep;
     case: "setState";
+  } | {
+    /**
+     * Tool only: run a nested agent as this tool use's sub-agent through the runtime's sub-agent call
+     * (profile agent-as-tool; since harness protocol 5). Its final text is received like an answer.
+     *
+     * @generated from field: roc.conformance.v1.RunAgentStep run_agent = 8;
+     */
+    value: RunAgentStep;
+    case: "runAgent";
   } | { case: undefined; value?: undefined };
 };
 
@@ -594,6 +605,40 @@ export const ExpiryOutcomeSchema: GenMessage<ExpiryOutcome> = /*@__PURE__*/
   messageDesc(file_roc_conformance_v1_harness, 12);
 
 /**
+ * Run a nested agent as the sub-agent of the tool use whose body runs this step, through the runtime's
+ * sub-agent call (profile agent-as-tool; since harness protocol 5). When the sub-agent stops with
+ * interrupts, the tool use stops with them (the runtime propagates them); when it completes, the text of
+ * its final message (its text blocks joined without a separator) is received like an answer, so a later
+ * ReturnStep lists it among "answers". The nested AgentSpec's agent_id, model, tools, hooks and state are
+ * used; its executor decides the sub-agent's own tool executor; integrity and session are ignored (a
+ * sub-agent travels inside its parent's snapshot). JSON: {"runAgent": {"agent": AgentSpec, "prompt"}}.
+ *
+ * @generated from message roc.conformance.v1.RunAgentStep
+ */
+export type RunAgentStep = Message<"roc.conformance.v1.RunAgentStep"> & {
+  /**
+   * The sub-agent's definition: every run of this step builds it afresh from this spec.
+   *
+   * @generated from field: roc.conformance.v1.AgentSpec agent = 1;
+   */
+  agent?: AgentSpec | undefined;
+
+  /**
+   * The prompt the sub-agent is started with (never sent again when it is resumed).
+   *
+   * @generated from field: string prompt = 2;
+   */
+  prompt: string;
+};
+
+/**
+ * Describes the message roc.conformance.v1.RunAgentStep.
+ * Use `create(RunAgentStepSchema)` to create a new message.
+ */
+export const RunAgentStepSchema: GenMessage<RunAgentStep> = /*@__PURE__*/
+  messageDesc(file_roc_conformance_v1_harness, 13);
+
+/**
  * Return a success result echoing the answers received so far in this run of the body.
  *
  * @generated from message roc.conformance.v1.ReturnStep
@@ -612,7 +657,7 @@ export type ReturnStep = Message<"roc.conformance.v1.ReturnStep"> & {
  * Use `create(ReturnStepSchema)` to create a new message.
  */
 export const ReturnStepSchema: GenMessage<ReturnStep> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 13);
+  messageDesc(file_roc_conformance_v1_harness, 14);
 
 /**
  * Return an error result.
@@ -633,7 +678,7 @@ export type FailStep = Message<"roc.conformance.v1.FailStep"> & {
  * Use `create(FailStepSchema)` to create a new message.
  */
 export const FailStepSchema: GenMessage<FailStep> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 14);
+  messageDesc(file_roc_conformance_v1_harness, 15);
 
 /**
  * Cancel the tool (BeforeToolCall) or the batch (BeforeTools).
@@ -655,7 +700,7 @@ export type CancelStep = Message<"roc.conformance.v1.CancelStep"> & {
  * Use `create(CancelStepSchema)` to create a new message.
  */
 export const CancelStepSchema: GenMessage<CancelStep> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 15);
+  messageDesc(file_roc_conformance_v1_harness, 16);
 
 /**
  * Cancel unless the last answer received is one of answer_not_in.
@@ -683,7 +728,7 @@ export type CancelIfStep = Message<"roc.conformance.v1.CancelIfStep"> & {
  * Use `create(CancelIfStepSchema)` to create a new message.
  */
 export const CancelIfStepSchema: GenMessage<CancelIfStep> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 16);
+  messageDesc(file_roc_conformance_v1_harness, 17);
 
 /**
  * Stop the program when the agent state holds a value.
@@ -711,7 +756,7 @@ export type SkipIfStateStep = Message<"roc.conformance.v1.SkipIfStateStep"> & {
  * Use `create(SkipIfStateStepSchema)` to create a new message.
  */
 export const SkipIfStateStepSchema: GenMessage<SkipIfStateStep> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 17);
+  messageDesc(file_roc_conformance_v1_harness, 18);
 
 /**
  * Write a key of the agent state.
@@ -755,7 +800,7 @@ export type SetStateStep = Message<"roc.conformance.v1.SetStateStep"> & {
  * Use `create(SetStateStepSchema)` to create a new message.
  */
 export const SetStateStepSchema: GenMessage<SetStateStep> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 18);
+  messageDesc(file_roc_conformance_v1_harness, 19);
 
 /**
  * Build an agent.
@@ -776,7 +821,7 @@ export type CreateAgentRequest = Message<"roc.conformance.v1.CreateAgentRequest"
  * Use `create(CreateAgentRequestSchema)` to create a new message.
  */
 export const CreateAgentRequestSchema: GenMessage<CreateAgentRequest> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 19);
+  messageDesc(file_roc_conformance_v1_harness, 20);
 
 /**
  * A built agent, or why the adapter could not build it.
@@ -822,7 +867,7 @@ export type CreateAgentResponse = Message<"roc.conformance.v1.CreateAgentRespons
  * Use `create(CreateAgentResponseSchema)` to create a new message.
  */
 export const CreateAgentResponseSchema: GenMessage<CreateAgentResponse> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 20);
+  messageDesc(file_roc_conformance_v1_harness, 21);
 
 /**
  * One input to one agent.
@@ -897,7 +942,7 @@ export type InvokeRequest = Message<"roc.conformance.v1.InvokeRequest"> & {
  * Use `create(InvokeRequestSchema)` to create a new message.
  */
 export const InvokeRequestSchema: GenMessage<InvokeRequest> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 21);
+  messageDesc(file_roc_conformance_v1_harness, 22);
 
 /**
  * The runtime's abandon operation with its arguments.
@@ -925,7 +970,7 @@ export type Abandon = Message<"roc.conformance.v1.Abandon"> & {
  * Use `create(AbandonSchema)` to create a new message.
  */
 export const AbandonSchema: GenMessage<Abandon> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 22);
+  messageDesc(file_roc_conformance_v1_harness, 23);
 
 /**
  * A direct tool call: the runtime's API for running one tool without the model.
@@ -954,7 +999,7 @@ export type DirectToolCall = Message<"roc.conformance.v1.DirectToolCall"> & {
  * Use `create(DirectToolCallSchema)` to create a new message.
  */
 export const DirectToolCallSchema: GenMessage<DirectToolCall> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 23);
+  messageDesc(file_roc_conformance_v1_harness, 24);
 
 /**
  * What one input did.
@@ -1037,7 +1082,7 @@ export type InvokeResponse = Message<"roc.conformance.v1.InvokeResponse"> & {
  * Use `create(InvokeResponseSchema)` to create a new message.
  */
 export const InvokeResponseSchema: GenMessage<InvokeResponse> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 24);
+  messageDesc(file_roc_conformance_v1_harness, 25);
 
 /**
  * One observed event. JSON: {"kind": "<snake case name of the set field>", ...its fields}.
@@ -1171,6 +1216,16 @@ export type TraceEvent = Message<"roc.conformance.v1.TraceEvent"> & {
     value: AfterModelCallEvent;
     case: "afterModelCall";
   } | { case: undefined; value?: undefined };
+
+  /**
+   * Whose event it is (since harness protocol 5): empty for the agent the handle names; for an event of a
+   * sub-agent (profile agent-as-tool), the toolUseIds of the outer tool uses that run it, from the top
+   * agent down (["t1"] for the sub-agent of the top agent's tool use t1, ["t1", "m1"] for the one its tool
+   * use m1 runs). JSON: "agentPath", omitted when empty.
+   *
+   * @generated from field: repeated string agent_path = 16;
+   */
+  agentPath: string[];
 };
 
 /**
@@ -1178,7 +1233,7 @@ export type TraceEvent = Message<"roc.conformance.v1.TraceEvent"> & {
  * Use `create(TraceEventSchema)` to create a new message.
  */
 export const TraceEventSchema: GenMessage<TraceEvent> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 25);
+  messageDesc(file_roc_conformance_v1_harness, 26);
 
 /**
  * The BeforeInvocation event: an accepted invocation starts.
@@ -1193,7 +1248,7 @@ export type BeforeInvocationEvent = Message<"roc.conformance.v1.BeforeInvocation
  * Use `create(BeforeInvocationEventSchema)` to create a new message.
  */
 export const BeforeInvocationEventSchema: GenMessage<BeforeInvocationEvent> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 26);
+  messageDesc(file_roc_conformance_v1_harness, 27);
 
 /**
  * The AfterInvocation event: an invocation ends, with a result or an error.
@@ -1208,7 +1263,7 @@ export type AfterInvocationEvent = Message<"roc.conformance.v1.AfterInvocationEv
  * Use `create(AfterInvocationEventSchema)` to create a new message.
  */
 export const AfterInvocationEventSchema: GenMessage<AfterInvocationEvent> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 27);
+  messageDesc(file_roc_conformance_v1_harness, 28);
 
 /**
  * The BeforeModelCall event.
@@ -1223,7 +1278,7 @@ export type BeforeModelCallEvent = Message<"roc.conformance.v1.BeforeModelCallEv
  * Use `create(BeforeModelCallEventSchema)` to create a new message.
  */
 export const BeforeModelCallEventSchema: GenMessage<BeforeModelCallEvent> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 28);
+  messageDesc(file_roc_conformance_v1_harness, 29);
 
 /**
  * The AfterModelCall event.
@@ -1238,7 +1293,7 @@ export type AfterModelCallEvent = Message<"roc.conformance.v1.AfterModelCallEven
  * Use `create(AfterModelCallEventSchema)` to create a new message.
  */
 export const AfterModelCallEventSchema: GenMessage<AfterModelCallEvent> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 29);
+  messageDesc(file_roc_conformance_v1_harness, 30);
 
 /**
  * The adapter handed one input to the implementation.
@@ -1253,7 +1308,7 @@ export type InvocationStartEvent = Message<"roc.conformance.v1.InvocationStartEv
  * Use `create(InvocationStartEventSchema)` to create a new message.
  */
 export const InvocationStartEventSchema: GenMessage<InvocationStartEvent> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 30);
+  messageDesc(file_roc_conformance_v1_harness, 31);
 
 /**
  * A model call.
@@ -1274,7 +1329,7 @@ export type ModelCallEvent = Message<"roc.conformance.v1.ModelCallEvent"> & {
  * Use `create(ModelCallEventSchema)` to create a new message.
  */
 export const ModelCallEventSchema: GenMessage<ModelCallEvent> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 31);
+  messageDesc(file_roc_conformance_v1_harness, 32);
 
 /**
  * The BeforeTools event.
@@ -1295,7 +1350,7 @@ export type BeforeToolsEvent = Message<"roc.conformance.v1.BeforeToolsEvent"> & 
  * Use `create(BeforeToolsEventSchema)` to create a new message.
  */
 export const BeforeToolsEventSchema: GenMessage<BeforeToolsEvent> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 32);
+  messageDesc(file_roc_conformance_v1_harness, 33);
 
 /**
  * The BeforeToolCall event.
@@ -1316,7 +1371,7 @@ export type BeforeToolCallEvent = Message<"roc.conformance.v1.BeforeToolCallEven
  * Use `create(BeforeToolCallEventSchema)` to create a new message.
  */
 export const BeforeToolCallEventSchema: GenMessage<BeforeToolCallEvent> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 33);
+  messageDesc(file_roc_conformance_v1_harness, 34);
 
 /**
  * A scenario hook callback ran (whether or not it interrupted or cancelled).
@@ -1351,7 +1406,7 @@ export type HookCallbackEvent = Message<"roc.conformance.v1.HookCallbackEvent"> 
  * Use `create(HookCallbackEventSchema)` to create a new message.
  */
 export const HookCallbackEventSchema: GenMessage<HookCallbackEvent> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 34);
+  messageDesc(file_roc_conformance_v1_harness, 35);
 
 /**
  * A tool body started.
@@ -1379,7 +1434,7 @@ export type ToolStartEvent = Message<"roc.conformance.v1.ToolStartEvent"> & {
  * Use `create(ToolStartEventSchema)` to create a new message.
  */
 export const ToolStartEventSchema: GenMessage<ToolStartEvent> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 35);
+  messageDesc(file_roc_conformance_v1_harness, 36);
 
 /**
  * A tool body ended.
@@ -1407,7 +1462,7 @@ export type ToolEndEvent = Message<"roc.conformance.v1.ToolEndEvent"> & {
  * Use `create(ToolEndEventSchema)` to create a new message.
  */
 export const ToolEndEventSchema: GenMessage<ToolEndEvent> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 36);
+  messageDesc(file_roc_conformance_v1_harness, 37);
 
 /**
  * The AfterToolCall event.
@@ -1435,7 +1490,7 @@ export type AfterToolCallEvent = Message<"roc.conformance.v1.AfterToolCallEvent"
  * Use `create(AfterToolCallEventSchema)` to create a new message.
  */
 export const AfterToolCallEventSchema: GenMessage<AfterToolCallEvent> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 37);
+  messageDesc(file_roc_conformance_v1_harness, 38);
 
 /**
  * The AfterTools event.
@@ -1456,7 +1511,7 @@ export type AfterToolsEvent = Message<"roc.conformance.v1.AfterToolsEvent"> & {
  * Use `create(AfterToolsEventSchema)` to create a new message.
  */
 export const AfterToolsEventSchema: GenMessage<AfterToolsEvent> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 38);
+  messageDesc(file_roc_conformance_v1_harness, 39);
 
 /**
  * A message was appended to the history.
@@ -1477,7 +1532,7 @@ export type MessageAddedEvent = Message<"roc.conformance.v1.MessageAddedEvent"> 
  * Use `create(MessageAddedEventSchema)` to create a new message.
  */
 export const MessageAddedEventSchema: GenMessage<MessageAddedEvent> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 39);
+  messageDesc(file_roc_conformance_v1_harness, 40);
 
 /**
  * The implementation returned an agent result.
@@ -1498,7 +1553,7 @@ export type InvocationEndEvent = Message<"roc.conformance.v1.InvocationEndEvent"
  * Use `create(InvocationEndEventSchema)` to create a new message.
  */
 export const InvocationEndEventSchema: GenMessage<InvocationEndEvent> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 40);
+  messageDesc(file_roc_conformance_v1_harness, 41);
 
 /**
  * Serialize an agent.
@@ -1527,7 +1582,7 @@ export type TakeSnapshotRequest = Message<"roc.conformance.v1.TakeSnapshotReques
  * Use `create(TakeSnapshotRequestSchema)` to create a new message.
  */
 export const TakeSnapshotRequestSchema: GenMessage<TakeSnapshotRequest> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 41);
+  messageDesc(file_roc_conformance_v1_harness, 42);
 
 /**
  * A snapshot, an implementation error, or an adapter fault.
@@ -1574,7 +1629,7 @@ export type TakeSnapshotResponse = Message<"roc.conformance.v1.TakeSnapshotRespo
  * Use `create(TakeSnapshotResponseSchema)` to create a new message.
  */
 export const TakeSnapshotResponseSchema: GenMessage<TakeSnapshotResponse> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 42);
+  messageDesc(file_roc_conformance_v1_harness, 43);
 
 /**
  * Build a fresh agent from a snapshot and a scenario.
@@ -1612,7 +1667,7 @@ export type RestoreAgentRequest = Message<"roc.conformance.v1.RestoreAgentReques
  * Use `create(RestoreAgentRequestSchema)` to create a new message.
  */
 export const RestoreAgentRequestSchema: GenMessage<RestoreAgentRequest> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 43);
+  messageDesc(file_roc_conformance_v1_harness, 44);
 
 /**
  * A restored agent, an implementation error, or an adapter fault.
@@ -1665,7 +1720,7 @@ export type RestoreAgentResponse = Message<"roc.conformance.v1.RestoreAgentRespo
  * Use `create(RestoreAgentResponseSchema)` to create a new message.
  */
 export const RestoreAgentResponseSchema: GenMessage<RestoreAgentResponse> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 44);
+  messageDesc(file_roc_conformance_v1_harness, 45);
 
 /**
  * Forget an agent.
@@ -1686,7 +1741,7 @@ export type DisposeAgentRequest = Message<"roc.conformance.v1.DisposeAgentReques
  * Use `create(DisposeAgentRequestSchema)` to create a new message.
  */
 export const DisposeAgentRequestSchema: GenMessage<DisposeAgentRequest> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 45);
+  messageDesc(file_roc_conformance_v1_harness, 46);
 
 /**
  * Acknowledgement. Disposing an unknown handle is not an error.
@@ -1707,7 +1762,7 @@ export type DisposeAgentResponse = Message<"roc.conformance.v1.DisposeAgentRespo
  * Use `create(DisposeAgentResponseSchema)` to create a new message.
  */
 export const DisposeAgentResponseSchema: GenMessage<DisposeAgentResponse> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 46);
+  messageDesc(file_roc_conformance_v1_harness, 47);
 
 /**
  * Read an agent's interrupt state. Reading changes nothing: no hook fires, no model is called, no
@@ -1729,7 +1784,7 @@ export type InspectAgentRequest = Message<"roc.conformance.v1.InspectAgentReques
  * Use `create(InspectAgentRequestSchema)` to create a new message.
  */
 export const InspectAgentRequestSchema: GenMessage<InspectAgentRequest> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 47);
+  messageDesc(file_roc_conformance_v1_harness, 48);
 
 /**
  * What the agent holds now, or an adapter fault.
@@ -1766,7 +1821,7 @@ export type InspectAgentResponse = Message<"roc.conformance.v1.InspectAgentRespo
  * Use `create(InspectAgentResponseSchema)` to create a new message.
  */
 export const InspectAgentResponseSchema: GenMessage<InspectAgentResponse> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 48);
+  messageDesc(file_roc_conformance_v1_harness, 49);
 
 /**
  * An agent's interrupt state as the runtime holds it, in the RoC data model. JSON:
@@ -1827,7 +1882,7 @@ export type AgentInspection = Message<"roc.conformance.v1.AgentInspection"> & {
  * Use `create(AgentInspectionSchema)` to create a new message.
  */
 export const AgentInspectionSchema: GenMessage<AgentInspection> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 49);
+  messageDesc(file_roc_conformance_v1_harness, 50);
 
 /**
  * One interrupt of the pending batch and whether it has been answered.
@@ -1891,7 +1946,7 @@ export type InspectedInterrupt = Message<"roc.conformance.v1.InspectedInterrupt"
  * Use `create(InspectedInterruptSchema)` to create a new message.
  */
 export const InspectedInterruptSchema: GenMessage<InspectedInterrupt> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 50);
+  messageDesc(file_roc_conformance_v1_harness, 51);
 
 /**
  * List pending interrupts. Listing changes nothing: no hook fires, no model is called, no session is
@@ -1929,7 +1984,7 @@ export type ListPendingRequest = Message<"roc.conformance.v1.ListPendingRequest"
  * Use `create(ListPendingRequestSchema)` to create a new message.
  */
 export const ListPendingRequestSchema: GenMessage<ListPendingRequest> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 51);
+  messageDesc(file_roc_conformance_v1_harness, 52);
 
 /**
  * A snapshot document and the scenario whose configuration reads it (integrity keys), as
@@ -1958,7 +2013,7 @@ export type SnapshotSource = Message<"roc.conformance.v1.SnapshotSource"> & {
  * Use `create(SnapshotSourceSchema)` to create a new message.
  */
 export const SnapshotSourceSchema: GenMessage<SnapshotSource> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 52);
+  messageDesc(file_roc_conformance_v1_harness, 53);
 
 /**
  * The pending interrupts, the implementation's refusal, or an adapter fault.
@@ -2004,7 +2059,7 @@ export type ListPendingResponse = Message<"roc.conformance.v1.ListPendingRespons
  * Use `create(ListPendingResponseSchema)` to create a new message.
  */
 export const ListPendingResponseSchema: GenMessage<ListPendingResponse> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 53);
+  messageDesc(file_roc_conformance_v1_harness, 54);
 
 /**
  * The implementation failed in a way the spec forbids: an exception or panic outside the closed
@@ -2040,7 +2095,7 @@ export type ImplementationCrash = Message<"roc.conformance.v1.ImplementationCras
  * Use `create(ImplementationCrashSchema)` to create a new message.
  */
 export const ImplementationCrashSchema: GenMessage<ImplementationCrash> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 54);
+  messageDesc(file_roc_conformance_v1_harness, 55);
 
 /**
  * The adapter, not the implementation, failed: an unknown handle, a scenario it cannot build,
@@ -2069,7 +2124,7 @@ export type HarnessError = Message<"roc.conformance.v1.HarnessError"> & {
  * Use `create(HarnessErrorSchema)` to create a new message.
  */
 export const HarnessErrorSchema: GenMessage<HarnessError> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 55);
+  messageDesc(file_roc_conformance_v1_harness, 56);
 
 /**
  * Which tool executor the agent uses.
