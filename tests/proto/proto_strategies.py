@@ -82,22 +82,27 @@ def _optional(draw: st.DrawFn, doc: dict[str, Any], key: str, strategy: st.Searc
 # Interrupts
 
 _TOOL_BOUND = ("tool", "before_tool_call", "agent_as_tool")
+_NODE_BOUND = ("before_node_call", "node")
+_PROPAGATED = ("agent_as_tool", "node")  # spec 1.2: they carry ``inner``
 
 
 @st.composite
-def interrupt_sources(draw: st.DrawFn) -> dict[str, Any]:
-    kind = draw(st.sampled_from([*_TOOL_BOUND, "before_tools", "before_node_call"]))
+def interrupt_sources(draw: st.DrawFn, spec_1_2: bool = True, depth: int = 2) -> dict[str, Any]:
+    """A source of any kind; ``spec_1_2`` False keeps to the kinds a 2.0 or 2.1 snapshot can hold. A
+    propagated source nests ``inner`` sources up to ``depth`` levels."""
+    kinds = ["tool", "before_tool_call", "before_tools"]
+    if spec_1_2:
+        kinds += ["before_node_call", *(_PROPAGATED if depth > 0 else ())]
+    kind = draw(st.sampled_from(kinds))
     source: dict[str, Any] = {"kind": kind}
-    if kind in _TOOL_BOUND:
+    if kind in _TOOL_BOUND:  # ROC-MODEL-004: these name the tool use and the tool
         source["toolUseId"] = draw(ids)
-        if kind in ("tool", "before_tool_call"):  # ROC-MODEL-004: these name the tool
-            source["toolName"] = draw(ids)
-        else:
-            _optional(draw, source, "toolName", ids)
-    if kind == "before_node_call":
+        source["toolName"] = draw(ids)
+    if kind in _NODE_BOUND:
         source["nodeId"] = draw(ids)
-    elif draw(st.integers(0, 4)) == 0:
-        source["nodeId"] = draw(ids)  # allowed by the schema on every kind
+    if kind in _PROPAGATED:
+        inner_source = draw(interrupt_sources(spec_1_2=True, depth=depth - 1))
+        source["inner"] = {"agentId": draw(ids), "interruptId": draw(ids), "source": inner_source}
     return source
 
 
@@ -120,13 +125,16 @@ def expiry_outcomes(draw: st.DrawFn) -> dict[str, Any]:
 
 
 @st.composite
-def interrupts(draw: st.DrawFn, stored: bool = False, spec_1_1: bool = True) -> dict[str, Any]:
+def interrupts(
+    draw: st.DrawFn, stored: bool = False, spec_1_1: bool = True, spec_1_2: bool = True
+) -> dict[str, Any]:
     """An Interrupt; with ``stored``, the snapshot form (optional response or decision, and inputDigest).
-    ``spec_1_1`` False leaves out the members a 2.0 snapshot must not carry (onExpiry, decision)."""
+    ``spec_1_1`` False leaves out the members a 2.0 snapshot must not carry (onExpiry, decision);
+    ``spec_1_2`` False those a 2.1 snapshot must not carry (the sources of spec 1.2)."""
     doc: dict[str, Any] = {
         "id": draw(ids),
         "name": draw(non_empty_texts),
-        "source": draw(interrupt_sources()),
+        "source": draw(interrupt_sources(spec_1_2=spec_1_2)),
     }
     _optional(draw, doc, "reason", non_null_json)  # ROC-MODEL-007: a reason is never null
     _optional(draw, doc, "responseSchema", json_objects)
@@ -229,18 +237,36 @@ _DIGESTS = st.text("0123456789abcdef", min_size=64, max_size=64).map("sha256:"._
 
 
 @st.composite
-def interrupt_states(draw: st.DrawFn, spec_1_1: bool = True) -> dict[str, Any]:
-    doc = draw(_interrupt_states(spec_1_1))
+def interrupt_states(
+    draw: st.DrawFn, spec_1_1: bool = True, spec_1_2: bool = True, depth: int = 1
+) -> dict[str, Any]:
+    doc = draw(_interrupt_states(spec_1_1, spec_1_2))
     if spec_1_1 and draw(st.booleans()):
         # At least one entry: an empty record has no proto form apart from an absent one (rule 7), and
         # ``consumed: []`` would come back without the member.
         record = st.builds(lambda i, d: {"interruptId": i, "answerDigest": d}, ids, _DIGESTS)
         doc["consumed"] = draw(st.lists(record, min_size=1, max_size=2))
+    if spec_1_2 and depth > 0 and draw(st.integers(0, 3)) == 0:
+        # Format 2.2: kept sub-agents (a map; at least one, as for consumed), nesting their own states.
+        kept = st.fixed_dictionaries(
+            {"agent": snapshot_agents(), "interruptState": interrupt_states(depth=depth - 1)},
+            optional={"result": agent_results()},
+        )
+        doc["children"] = draw(st.dictionaries(ids, kept, min_size=1, max_size=2))
     return doc
 
 
 @st.composite
-def _interrupt_states(draw: st.DrawFn, spec_1_1: bool) -> dict[str, Any]:
+def snapshot_agents(draw: st.DrawFn) -> dict[str, Any]:
+    return {
+        "agentId": draw(ids),
+        "messages": draw(st.lists(messages(), max_size=3)),
+        "state": draw(json_objects),
+    }
+
+
+@st.composite
+def _interrupt_states(draw: st.DrawFn, spec_1_1: bool, spec_1_2: bool) -> dict[str, Any]:
     if not draw(st.booleans()):
         return {"activated": False, "interrupts": [], "pendingToolExecution": None}
     pending = None
@@ -251,7 +277,9 @@ def _interrupt_states(draw: st.DrawFn, spec_1_1: bool) -> dict[str, Any]:
         }
     return {
         "activated": True,
-        "interrupts": draw(st.lists(interrupts(stored=True, spec_1_1=spec_1_1), min_size=1, max_size=3)),
+        "interrupts": draw(
+            st.lists(interrupts(stored=True, spec_1_1=spec_1_1, spec_1_2=spec_1_2), min_size=1, max_size=3)
+        ),
         "pendingToolExecution": pending,
     }
 
@@ -261,18 +289,16 @@ _B64URL = string.ascii_letters + string.digits + "-_"
 
 @st.composite
 def snapshots(draw: st.DrawFn) -> dict[str, Any]:
-    version = draw(st.sampled_from(["2.0", "2.1", "2.12"]))
+    version = draw(st.sampled_from(["2.0", "2.1", "2.2", "2.12"]))
     doc: dict[str, Any] = {
         "schemaVersion": version,
         "specVersion": draw(st.sampled_from(["1.0", "1.3"])),
         "createdAt": draw(date_times(utc_only=True)),
         "revision": draw(st.integers(0, 2**32 - 1)),  # uint32 (spec 2.7): exact, a JSON number
-        "agent": {
-            "agentId": draw(ids),
-            "messages": draw(st.lists(messages(), max_size=3)),
-            "state": draw(json_objects),
-        },
-        "interruptState": draw(interrupt_states(spec_1_1=version != "2.0")),
+        "agent": draw(snapshot_agents()),
+        "interruptState": draw(
+            interrupt_states(spec_1_1=version != "2.0", spec_1_2=version not in ("2.0", "2.1"))
+        ),
     }
     if draw(st.booleans()):
         doc["integrity"] = {

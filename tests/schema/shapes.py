@@ -58,6 +58,8 @@ TYPES: dict[str, tuple[str, str]] = {
     "SnapshotIntegrity": ("snapshot.schema.json#/$defs/integrity", "roc.v1.Integrity"),
     "ExpiryOutcome": ("interrupt.schema.json#/$defs/expiryOutcome", "roc.v1.ExpiryOutcome"),
     "ConsumedDecision": ("snapshot.schema.json#/$defs/consumedDecision", "roc.v1.ConsumedDecision"),
+    "InnerInterrupt": ("interrupt.schema.json#/$defs/innerInterrupt", "roc.v1.InnerInterrupt"),
+    "KeptSubAgent": ("snapshot.schema.json#/$defs/keptSubAgent", "roc.v1.KeptSubAgent"),
     "PendingInterrupt": ("pending-interrupt.schema.json#", "roc.v1.PendingInterrupt"),
     "PendingAnswer": ("pending-interrupt.schema.json#/$defs/answer", "roc.v1.PendingAnswer"),
     "AbandonInput": ("abandon-input.schema.json#", "roc.v1.AbandonInput"),
@@ -276,6 +278,9 @@ class SchemaReader:
         if kind == "object":
             if "properties" in node:
                 return ("unknown", f"inline object at {location}")
+            values = node.get("additionalProperties")
+            if isinstance(values, dict):  # an object of writer-chosen keys: a proto map
+                return ("map", self.kind(values, f"{location}/additionalProperties"))
             return ("object", None)
         if kind == "array":
             items = node.get("items")
@@ -352,7 +357,10 @@ def proto_shape(
     members: dict[str, Member] = {}
     for fd in descriptor.fields:
         kind = proto_single_kind(fd, owner, never_null)
-        if fd.is_repeated:
+        entry = fd.message_type
+        if entry is not None and entry.GetOptions().map_entry:  # map<string, V>: an object of keys
+            kind = ("map", proto_single_kind(entry.fields_by_name["value"], owner, never_null))
+        elif fd.is_repeated:
             kind = ("array", kind)
         is_nullable = (owner, fd.name) in nullable
         if is_nullable:
@@ -384,7 +392,7 @@ def _describe(kind: Kind) -> str:
 def _compare_kinds(type_name: str, member: str, schema: Kind, proto: Kind) -> list[Finding]:
     if schema[0] == "nullable" and proto[0] == "nullable":
         return _compare_kinds(type_name, member, schema[1], proto[1])
-    if schema[0] == "array" and proto[0] == "array":
+    if (schema[0], proto[0]) in (("array", "array"), ("map", "map")):
         return _compare_kinds(type_name, member, schema[1], proto[1])
     if schema[0] != proto[0]:
         detail = f"schema {_describe(schema)} vs proto {_describe(proto)}"

@@ -178,6 +178,27 @@ def test_tool_result_items_are_text_or_json() -> None:
     assert not check.is_valid({**base, "content": [{"image": {}}]})
 
 
+INNER = {"agentId": "sub", "interruptId": "i1", "source": {"kind": "tool", "toolUseId": "u1", "toolName": "y"}}
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        {"kind": "agent_as_tool", "toolUseId": "t1", "toolName": "sub"},  # inner missing
+        {"kind": "agent_as_tool", "toolUseId": "t1", "inner": INNER},  # toolName missing
+        {"kind": "agent_as_tool", "toolUseId": "t1", "toolName": "sub", "nodeId": "n1", "inner": INNER},
+        {"kind": "node", "inner": INNER},  # nodeId missing
+        {"kind": "node", "nodeId": "n1"},  # inner missing
+        {"kind": "before_node_call", "nodeId": "n1", "inner": INNER},
+        {"kind": "before_node_call", "nodeId": "n1", "toolUseId": "t1"},
+        {"kind": "tool", "toolUseId": "t1", "toolName": "x", "inner": INNER},
+        {"kind": "agent_as_tool", "toolUseId": "t1", "toolName": "sub", "inner": {**INNER, "agentId": ""}},
+    ],
+)
+def test_spec_1_2_source_kinds_refuse_the_members_of_other_kinds(source: dict[str, Any]) -> None:
+    assert not validator("interrupt.schema.json").is_valid({**INTERRUPT, "source": source})
+
+
 @pytest.mark.parametrize(
     "source",
     [
@@ -185,7 +206,8 @@ def test_tool_result_items_are_text_or_json() -> None:
         {"kind": "before_tool_call", "toolUseId": "t1", "toolName": "x"},
         {"kind": "before_tools"},
         {"kind": "before_node_call", "nodeId": "n1"},
-        {"kind": "agent_as_tool", "toolUseId": "t1", "toolName": "sub", "nodeId": "n1"},
+        {"kind": "agent_as_tool", "toolUseId": "t1", "toolName": "sub", "inner": INNER},
+        {"kind": "node", "nodeId": "n1", "inner": INNER},
     ],
 )
 def test_each_source_kind_with_its_required_members(source: dict[str, Any]) -> None:

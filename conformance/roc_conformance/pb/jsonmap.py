@@ -410,7 +410,7 @@ def _restore_message(descriptor: Descriptor, raw: dict[str, Any], path: str) -> 
         key = (descriptor.full_name, field.name)
         if key in _NULLABLE and field.json_name not in doc:
             doc[field.json_name] = None
-        if key in _OMIT_WHEN_EMPTY and doc.get(field.json_name) == []:
+        if key in _OMIT_WHEN_EMPTY and doc.get(field.json_name) in ([], {}):
             del doc[field.json_name]
     discriminator = _FLATTENED_ONEOFS.get(descriptor.full_name)
     if discriminator is not None:
