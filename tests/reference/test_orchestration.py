@@ -564,3 +564,26 @@ def test_a_new_task_makes_new_visits_and_new_ids() -> None:
 
     assert first.id.startswith("roc1:node:1:b:")
     assert second.id.startswith("roc1:node:2:b:")
+
+
+@pytest.mark.req("ROC-GRAPH-010")
+def test_a_node_agent_that_refuses_its_routed_answers_leaves_the_orchestrator_as_it_was() -> None:
+    refusals = [1]
+
+    def guard(interrupts: list[Interrupt], responses: list[Any]) -> None:
+        if refusals:
+            refusals.pop()
+            raise ValueError("not yet")
+
+    b = Agent(ScriptedModel([[use("t1", "ask")], [text("b done")]]), tools=[ask], resume_guard=guard)
+    graph = Graph({"a": answering("agent-a", "a done"), "b": b}, [])
+    [wrapped] = graph.invoke("task").interrupts
+    before = _state(graph, b)
+
+    with pytest.raises(ValueError, match="not yet"):
+        graph.invoke([answer(wrapped.id, "yes")])
+
+    assert _state(graph, b) == before
+    result = graph.invoke([answer(wrapped.id, "yes")])
+    assert result.stop_reason == "completed"
+    assert list(result.results) == ["a", "b"]

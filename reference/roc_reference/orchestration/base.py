@@ -19,10 +19,12 @@ is read from the interrupt it answers: ``source.nodeId`` names the node, ``sourc
 node agent's interrupt.
 
 Errors. A rejected input changes nothing. An error raised while a step runs (a node agent's failure, a
-misuse of ``interrupt`` in a callback) propagates; when no node agent was invoked yet in that invocation the
-orchestrator is back where it was, so the same input can be tried again; otherwise the run ends (the
-orchestrator is idle, what completed is kept in the node agents), because a node agent that ran cannot be
-rolled back. Orchestrator snapshots are not implemented: the state lives in this process only.
+misuse of ``interrupt`` in a callback, a node agent refusing its input) propagates. When no node agent
+changed in that invocation (none ran, or the one that failed rolled itself back) the orchestrator is back
+where it was, so the same input can be tried again; otherwise the run ends (the orchestrator is idle, what
+completed is kept in the node agents), because a node agent that ran cannot be rolled back.
+
+Orchestrator snapshots are not implemented: the state lives in this process only.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from datetime import UTC
 from typing import Any, ClassVar, Literal, TypeVar
 
 from ..agent import Agent, Clock, utc_now
-from ..errors import InterruptPendingError, InvalidInputError, UnknownInterruptError
+from ..errors import InternalError, InterruptPendingError, InvalidInputError, UnknownInterruptError
 from ..hooks import (
     DEFAULT_CANCEL_NODE_MESSAGE,
     AfterNodeCallEvent,
@@ -106,7 +108,7 @@ class Orchestrator:
         self._pending = InterruptState()
         self._step: dict[str, NodeRun] = {}  # the unfinished node runs of the current step, in step order
         self._visits: dict[str, int] = dict.fromkeys(self.nodes, 0)
-        self._touched = False  # a node agent was invoked in the invocation in flight
+        self._touched = False  # a node agent changed in the invocation in flight
         self._lock = threading.RLock()
 
     # --- read-only views ---------------------------------------------------------------------
@@ -227,8 +229,7 @@ class Orchestrator:
             if gated is not None:
                 return gated
             run = replace(run, phase="agent")
-            self._touched = True
-            result = agent.invoke(run.prompt)
+            result = self._invoke(agent, run.prompt)
         else:
             routed = [(s.interrupt.source.inner, answers[k]) for k, s in mine.items() if k in answers]
             if not routed:
@@ -238,8 +239,7 @@ class Orchestrator:
             # ROC-GRAPH-011, ROC-GRAPH-012: exactly this node's answers, under the node agent's own ids, as a
             # resume of the paused agent (never its prompt again).
             blocks = [inner_block(inner.interrupt_id, value) for inner, value in routed if inner is not None]
-            self._touched = True
-            result = agent.invoke(blocks)
+            result = self._invoke(agent, blocks)
         if result.stop_reason == "interrupt":
             # ROC-GRAPH-007, ROC-GRAPH-008: each of the agent's pending interrupts, wrapped.
             wrapped = [node_interrupt(run.node_id, run.visit, agent.agent_id, i) for i in result.interrupts]
@@ -251,6 +251,17 @@ class Orchestrator:
             AfterNodeCallEvent(agent, orchestrator=self, node_id=run.node_id, visit=run.visit, result=result)
         )
         return Outcome(run, "completed", result=result)
+
+    def _invoke(self, agent: Agent, prompt: str | list[dict[str, Any]]) -> AgentResult:
+        """Invoke a node agent, noting whether it changed: a failing agent is back where it was (ROC-ERR-006),
+        except after INTERNAL, which keeps the batches it completed (ROC-ERR-012)."""
+        try:
+            result = agent.invoke(prompt)
+        except InternalError:
+            self._touched = True
+            raise
+        self._touched = True
+        return result
 
     def _gate(self, run: NodeRun, agent: Agent, mine: dict[str, StoredInterrupt]) -> Outcome | None:
         """Fire ``BeforeNodeCall``: an outcome when it stops or cancels the node, ``None`` to let it run."""
