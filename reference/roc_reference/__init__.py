@@ -74,12 +74,22 @@ from .integrity import input_digest  # noqa: E402
 from .integrity import sign as sign_snapshot  # noqa: E402
 from .interrupts import interrupt_id, pending_interrupts_of  # noqa: E402
 from .models import Model, ModelTurn, ScriptedModel  # noqa: E402
+from .orchestration import (  # noqa: E402
+    AfterNodeCallEvent,
+    BeforeNodeCallEvent,
+    Graph,
+    GraphResult,
+    NodeResult,
+    Swarm,
+    SwarmResult,
+)
 from .snapshot import SCHEMA_VERSION, parse_snapshot  # noqa: E402
 from .state import AgentState  # noqa: E402
 from .tools import Tool, ToolContext, tool  # noqa: E402
 from .types import (  # noqa: E402
     AgentResult,
     ContentBlock,
+    InnerInterrupt,
     Interrupt,
     InterruptResponse,
     InterruptResponseBlock,
@@ -106,6 +116,7 @@ __all__ = [
     "SPEC_VERSIONS",
     "AfterInvocationEvent",
     "AfterModelCallEvent",
+    "AfterNodeCallEvent",
     "AfterToolCallEvent",
     "AfterToolsEvent",
     "Agent",
@@ -113,15 +124,19 @@ __all__ = [
     "AgentState",
     "BeforeInvocationEvent",
     "BeforeModelCallEvent",
+    "BeforeNodeCallEvent",
     "BeforeToolCallEvent",
     "BeforeToolsEvent",
     "ConcurrentExecutor",
     "ContentBlock",
     "ErrorCode",
     "Executor",
+    "Graph",
+    "GraphResult",
     "HookEvent",
     "HookProvider",
     "HookRegistry",
+    "InnerInterrupt",
     "Interrupt",
     "InterruptDeclined",
     "InterruptResponse",
@@ -133,12 +148,15 @@ __all__ = [
     "MessageAddedEvent",
     "Model",
     "ModelTurn",
+    "NodeResult",
     "PromptInput",
     "ResumeGuard",
     "RocError",
     "ScriptedModel",
     "SequentialExecutor",
     "StopReason",
+    "Swarm",
+    "SwarmResult",
     "TextBlock",
     "Tool",
     "ToolContext",
