@@ -92,31 +92,40 @@ from roc_conformance.pb.jsonmap import JsonMappingError
 from roc_conformance.pb.roc.conformance.v1 import harness_pb2 as hpb
 from roc_conformance.pb.roc.conformance.v1 import harness_pb2_grpc as hgrpc
 
-HARNESS_PROTOCOL_VERSION = 4
+HARNESS_PROTOCOL_VERSION = 5
 """The harness protocol version this suite speaks (``DescribeRequest.harness_protocol_version``)."""
 
 SPEC_1_1_PROFILES = frozenset({"decisions", "abandon", "expiry", "pending-list", "idempotent-resume"})
 """The profiles of RoC 1.1; harness protocol 4 is the first that can drive them."""
 
-ACCEPTED_PROTOCOLS = frozenset({3, HARNESS_PROTOCOL_VERSION})
-"""Protocols the suite accepts: 4, and 3 from an adapter that claims none of ``SPEC_1_1_PROFILES`` (protocol 4
-only added messages, fields and an RPC that such an adapter is never sent)."""
+SPEC_1_2_PROFILES = frozenset({"agent-as-tool"})
+"""The profiles of RoC 1.2 the harness can drive; harness protocol 5 is the first (``Step.run_agent``,
+``TraceEvent.agent_path``)."""
+
+PROFILES_SINCE: dict[int, frozenset[str]] = {4: SPEC_1_1_PROFILES, 5: SPEC_1_2_PROFILES}
+"""The first harness protocol that can drive each group of profiles: an adapter speaking an older one must
+not claim them."""
+
+ACCEPTED_PROTOCOLS = frozenset({3, 4, HARNESS_PROTOCOL_VERSION})
+"""Protocols the suite accepts: 5; 4 from an adapter that claims none of ``SPEC_1_2_PROFILES``, and 3 from
+one that claims none of ``SPEC_1_1_PROFILES`` either (protocols 4 and 5 only added messages, fields and an
+RPC that such an adapter is never sent)."""
 
 PROTOCOL_CHANGES: dict[int, tuple[str, ...]] = {
     2: (
         "Invoke.content is raw JSON (google.protobuf.ListValue): any block, malformed ones included, "
         "reaches the runtime as sent",
         "Invoke.interrupt_responses is the list of interruptResponse bodies as raw JSON "
-        "(google.protobuf.ListValue); the adapter wraps each body as {\"interruptResponse\": body} "
+        '(google.protobuf.ListValue); the adapter wraps each body as {"interruptResponse": body} '
         "and passes it on unvalidated",
         "DirectToolCall.input is a JSON object (google.protobuf.Struct)",
-        "new RPC InspectAgent, capability \"inspect\": an agent's pending interrupts, answers, "
+        'new RPC InspectAgent, capability "inspect": an agent\'s pending interrupts, answers, '
         "preserved results and pending assistant message, read without invoking it",
         "AgentSpec tool names (and hook toolName filters) match ^[a-zA-Z0-9_-]{1,64}$",
     ),
     3: (
-        "\"direct-tool-call\", \"session-store\" and \"snapshot-integrity\" are profiles: declare them in "
-        "DescribeResponse.profiles; DescribeResponse.capabilities knows only \"inspect\"",
+        '"direct-tool-call", "session-store" and "snapshot-integrity" are profiles: declare them in '
+        'DescribeResponse.profiles; DescribeResponse.capabilities knows only "inspect"',
         "roc.v1 data model (spec 2.7): Interrupt.metadata (field 9) and InterruptResponse.metadata "
         "(field 3) are google.protobuf.Struct extension points; InspectedInterrupt.metadata (field 7)",
         "AgentSpec interrupt steps take an optional metadata object (InterruptStep.metadata, field 4), "
@@ -126,23 +135,34 @@ PROTOCOL_CHANGES: dict[int, tuple[str, ...]] = {
         "roc.v1 data model: ToolUse.input is a JSON object, and a google.protobuf.Value holding null_value "
         "in Interrupt.reason, Interrupt.response or InterruptResponse.response has no JSON form (leave the "
         "field unset: a null reason is no reason)",
-        "for a runtime that does not claim \"hooks\" the trace needs only invocation_start, invocation_end, "
+        'for a runtime that does not claim "hooks" the trace needs only invocation_start, invocation_end, '
         "model_call, tool_start and tool_end; the suite ignores other kinds there",
     ),
     4: (
-        "the RoC 1.1 profiles \"decisions\", \"abandon\", \"expiry\", \"pending-list\" and "
-        "\"idempotent-resume\" can be claimed; an adapter that claims none of them may keep speaking "
+        'the RoC 1.1 profiles "decisions", "abandon", "expiry", "pending-list" and '
+        '"idempotent-resume" can be claimed; an adapter that claims none of them may keep speaking '
         "protocol 3",
         "InterruptStep gains expires_at (5), on_expiry (6, ExpiryOutcome {decision, message?}), passed to "
-        "the raise as they are, and handle_decision (7): the program takes {\"decision\", \"message\"?} of a "
+        'the raise as they are, and handle_decision (7): the program takes {"decision", "message"?} of a '
         "decline or cancel as the last answer and goes on",
         "InvokeRequest.input gains abandon (8, Abandon {message?, continue_model}): the runtime's abandon "
-        "operation, then \"continue\" when continue_model is true, else \"end\"",
+        'operation, then "continue" when continue_model is true, else "end"',
         "new RPC ListPending: the pending interrupts of an agent, or of a snapshot document (SnapshotSource "
         "{snapshot_json, spec}) read without restoring it, as raw JSON (pending), an Error or a HarnessError",
         "roc.v1 data model (spec 1.1): Decision, InterruptResponse.decision (4) and message (5), "
         "Interrupt.on_expiry (10), decision (11) and message (12), STOP_REASON_ABANDONED (9), "
         "PendingInterrupt, PendingAnswer, InterruptState.consumed (4), AbandonInput",
+    ),
+    5: (
+        'the RoC 1.2 profile "agent-as-tool" can be claimed; an adapter that claims no RoC 1.2 profile '
+        "may keep speaking protocol 4",
+        "Step gains run_agent (8, RunAgentStep {agent, prompt}), a tool step: the nested AgentSpec runs as "
+        "the tool use's sub-agent through the runtime's sub-agent call, its final text received like an "
+        "answer; the nested spec's integrity and session are ignored",
+        "TraceEvent gains agent_path (16): empty for the agent the handle names, the outer toolUseIds from "
+        'the top agent down for an event of a sub-agent (JSON "agentPath", omitted when empty)',
+        "roc.v1 data model (spec 1.2): InterruptSource.inner (InnerInterrupt {agentId, interruptId, "
+        "source}), InterruptSource kind NODE, InterruptState.children (KeptSubAgent; snapshot format 2.2)",
     ),
 }
 """What each harness protocol version changed from the one before (the changelog of conformance/README.md
@@ -306,8 +326,10 @@ class HarnessClient:
             code = exc.code() if hasattr(exc, "code") else None
             details = exc.details() if hasattr(exc, "details") else str(exc)
             fault: HarnessFault
-            if code == grpc.StatusCode.DEADLINE_EXCEEDED and self.deadline is not None and (
-                time.monotonic() >= self.deadline
+            if (
+                code == grpc.StatusCode.DEADLINE_EXCEEDED
+                and self.deadline is not None
+                and (time.monotonic() >= self.deadline)
             ):
                 fault = RunDeadline(rpc, "the run's time budget (--max-run-seconds) ran out during this call")
             elif code == grpc.StatusCode.DEADLINE_EXCEEDED:
@@ -377,7 +399,12 @@ class HarnessClient:
         version = int(doc.get("harnessProtocolVersion", 0))
         if version not in ACCEPTED_PROTOCOLS:
             raise self._fault(ProtocolMismatch("Describe", protocol_mismatch_message(version)))
-        too_new = sorted(SPEC_1_1_PROFILES & set(doc.get("profiles", [])))
+        too_new = sorted(
+            profile
+            for since, group in PROFILES_SINCE.items()
+            if version < since
+            for profile in group & set(doc.get("profiles", []))
+        )
         if version < HARNESS_PROTOCOL_VERSION and too_new:
             raise self._fault(
                 ProtocolMismatch("Describe", protocol_mismatch_message(version, claimed=too_new))
@@ -587,7 +614,8 @@ def _check_tool_names(spec: dict[str, Any]) -> None:
 def protocol_mismatch_message(adapter_version: int, *, claimed: list[str] | None = None) -> str:
     """Why the suite refuses an adapter's harness protocol, with what changed since the adapter's version.
 
-    ``claimed``: profiles of RoC 1.1 that an adapter speaking an older, otherwise accepted protocol claims.
+    ``claimed``: profiles that an adapter speaking an older, otherwise accepted protocol claims although that
+    protocol cannot drive them (``PROFILES_SINCE``).
     """
     head = f"adapter speaks harness protocol {adapter_version}, suite speaks {HARNESS_PROTOCOL_VERSION}"
     if claimed:

@@ -16,10 +16,17 @@ adapters to change comes with a new major kit version.
 
 from __future__ import annotations
 
-from roc_conformance.adapter.model import EXHAUSTED_TEXT, ModelReply, ScriptedModel, uses_tools
+from roc_conformance.adapter.model import (
+    EXHAUSTED_TEXT,
+    ModelReply,
+    ScriptedModel,
+    assistant_turns,
+    uses_tools,
+)
 from roc_conformance.adapter.programs import (
     DecisionOf,
     ProgramRun,
+    RunAgent,
     ScenarioError,
     StateView,
     Step,
@@ -52,7 +59,7 @@ from roc_conformance.adapter.service import (
 from roc_conformance.adapter.stores import StoreDirectories
 from roc_conformance.adapter.trace import Trace, run_hook
 
-KIT_VERSION = "1.1.0"
+KIT_VERSION = "1.2.0"
 
 __all__ = [
     "EXHAUSTED_TEXT",
@@ -70,6 +77,7 @@ __all__ = [
     "ModelReply",
     "ProgramRun",
     "Refused",
+    "RunAgent",
     "RuntimeAdapter",
     "Scenario",
     "ScenarioError",
@@ -82,6 +90,7 @@ __all__ = [
     "ToolProgram",
     "Trace",
     "Unsupported",
+    "assistant_turns",
     "json_equal",
     "main",
     "make_server",

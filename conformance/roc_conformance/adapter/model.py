@@ -5,6 +5,8 @@ Call ``i`` of an agent's model answers ``turns[offset + i]`` (``offset`` is a Re
 ``end_turn``; past the end of the script the model answers ``[{"text": "script exhausted"}]`` with
 ``end_turn``. Every call records ``model_call{turn}`` before it answers. An adapter wraps ``ScriptedModel``
 in whatever model interface its runtime expects, converting ``ModelReply.content`` (JSON) to its own types.
+A sub-agent's model (a ``runAgent`` step, harness protocol 5) answers ``turns[n]`` for a history of ``n``
+assistant messages instead (``reply_at(assistant_turns(history))``).
 """
 
 from __future__ import annotations
@@ -28,6 +30,11 @@ class ModelReply:
     content: list[Any]
     stop_reason: str  # "tool_use" | "end_turn"
     exhausted: bool = False  # past the script: content is the exhausted text
+
+
+def assistant_turns(messages: Sequence[Any]) -> int:
+    """How many assistant messages a history (JSON messages) holds: a sub-agent's next script index."""
+    return sum(1 for m in messages if isinstance(m, dict) and m.get("role") == "assistant")
 
 
 def uses_tools(content: Sequence[Any]) -> bool:
@@ -55,6 +62,16 @@ class ScriptedModel:
         with self._lock:
             index = self._next
             self._next += 1
+        return self.reply_at(index)
+
+    def reply_at(self, index: int) -> ModelReply:
+        """Answer turn ``index`` without moving the script, recording ``model_call``.
+
+        A sub-agent's model (harness protocol 5) reads its place from the history it is called with, as a
+        real model would: turn ``n`` for a history holding ``n`` assistant messages
+        (``assistant_turns``), so a resumed or restored sub-agent needs no offset and instances of one
+        definition never share a position.
+        """
         self.trace.model_call(index)
         if index >= len(self.turns):
             return ModelReply(index, [{"text": EXHAUSTED_TEXT}], "end_turn", exhausted=True)

@@ -16,6 +16,10 @@ answers its ``interrupt`` steps receive. Scenario semantics (conformance/README.
 * ``cancel{message}`` / ``cancelIf{answerNotIn, message}`` (hook): cancel the tool or the batch
   (``cancelIf`` cancels when the last answer, or no answer at all, is not in the list; ``cancel`` without
   a message cancels with ``True``, the runtime's default text);
+* ``runAgent{agent, prompt}`` (tool, harness protocol 5, profile agent-as-tool): run the nested AgentSpec as
+  this tool use's sub-agent through the runtime's sub-agent call; its final text is received like an answer
+  (the adapter's ``run_agent`` callable does the runtime part; ``scenario.parse_scenario`` parses the nested
+  spec, so the step's ``agent`` is a ``Scenario`` by the time a program runs);
 * ``skipIfState{key, equals}``: end the program when ``state[key]`` exists and equals the value;
 * ``setState{key, fromAnswer | value}``: write state (``fromAnswer`` with no answer yet writes null).
 
@@ -32,7 +36,7 @@ from typing import Any
 
 from roc_conformance.canonical import canonical_text
 
-TOOL_OPS = frozenset({"interrupt", "return", "fail", "skipIfState", "setState"})
+TOOL_OPS = frozenset({"interrupt", "return", "fail", "skipIfState", "setState", "runAgent"})
 HOOK_OPS = frozenset({"interrupt", "cancel", "cancelIf", "skipIfState", "setState"})
 PASSIVE_HOOK_OPS = frozenset({"skipIfState", "setState"})
 DEFAULT_CANCEL = "cancelled"
@@ -85,6 +89,10 @@ def parse_steps(raw: Any, allowed: frozenset[str], where: str) -> tuple[Step, ..
             raise ScenarioError(f"{where}[{i}]: interrupt metadata must be an object")
         if op == "interrupt":
             _check_decision_args(args, f"{where}[{i}]")
+        if op == "runAgent" and not (
+            isinstance(args.get("agent"), dict) and isinstance(args.get("prompt"), str)
+        ):
+            raise ScenarioError(f"{where}[{i}]: runAgent needs an agent (an AgentSpec) and a prompt")
         if op in ("skipIfState", "setState") and not isinstance(args.get("key"), str):
             raise ScenarioError(f"{where}[{i}]: {op} needs a key")
         steps.append(Step(op, dict(args)))
@@ -105,6 +113,11 @@ def _check_decision_args(args: Mapping[str, Any], where: str) -> None:
     if "handleDecision" in args and not isinstance(args["handleDecision"], bool):
         raise ScenarioError(f"{where}: interrupt handleDecision must be a boolean")
 
+
+RunAgent = Callable[[Any, str], Any]
+"""The runtime's sub-agent call for a ``runAgent`` step: ``run_agent(scenario, prompt)`` builds the nested
+scenario's agent, runs it as the tool use's sub-agent and returns its final text, or raises whatever the
+runtime raises when the sub-agent stops with interrupts (its pause signal)."""
 
 DecisionOf = Callable[[BaseException], Mapping[str, Any] | None]
 """Recognises the runtime's decision signal: the ``{"decision", "message"?}`` of a decline or cancel the raise
@@ -158,13 +171,15 @@ def run_program(
     interrupt: Callable[..., Any] | None,
     state: StateView,
     decision_of: DecisionOf | None = None,
+    run_agent: RunAgent | None = None,
 ) -> ProgramRun:
     """Run ``steps``; ``interrupt(name, reason)`` returns the answer or raises the runtime's pause signal.
 
     A step with ``metadata``, ``expiresAt`` or ``onExpiry`` passes them as the keywords ``metadata``,
     ``expires_at`` and ``on_expiry``; one without calls it with two arguments only. ``decision_of``
     recognises the runtime's decision signal; a step with ``handleDecision`` needs it (an adapter that
-    cannot recognise decisions does not claim the profile ``decisions``).
+    cannot recognise decisions does not claim the profile ``decisions``). ``run_agent`` runs a ``runAgent``
+    step (an adapter without it does not claim the profile ``agent-as-tool``).
     """
     run = ProgramRun()
     last: Any = _NO_ANSWER
@@ -183,6 +198,12 @@ def run_program(
                 if decided is None:
                     raise
                 answer = dict(decided)
+            run.answers.append(answer)
+            last = answer
+        elif step.op == "runAgent":
+            if run_agent is None:
+                raise ScenarioError("this adapter cannot run a sub-agent (runAgent)")
+            answer = run_agent(args["agent"], str(args["prompt"]))
             run.answers.append(answer)
             last = answer
         elif step.op == "return":

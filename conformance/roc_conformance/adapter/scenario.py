@@ -127,8 +127,22 @@ def _tools(spec: Mapping[str, Any]) -> tuple[ToolProgram, ...]:
         if not isinstance(name, str) or not name or name in seen:
             raise ScenarioError(f"tools[{i}]: missing or duplicate name {name!r}")
         seen.add(name)
-        tools.append(ToolProgram(name, parse_steps(tool.get("steps", []), TOOL_OPS, f"tools[{i}].steps")))
+        steps = parse_steps(tool.get("steps", []), TOOL_OPS, f"tools[{i}].steps")
+        tools.append(
+            ToolProgram(name, tuple(_nested(step, f"tools[{i}].steps[{j}]") for j, step in enumerate(steps)))
+        )
     return tuple(tools)
+
+
+def _nested(step: Step, where: str) -> Step:
+    """A ``runAgent`` step with its AgentSpec parsed into a ``Scenario`` (harness protocol 5)."""
+    if step.op != "runAgent":
+        return step
+    try:
+        agent = parse_scenario(step.args["agent"])
+    except ScenarioError as exc:
+        raise ScenarioError(f"{where}.runAgent.agent: {exc}") from exc
+    return Step("runAgent", {"agent": agent, "prompt": step.args["prompt"]})
 
 
 def _hooks(spec: Mapping[str, Any]) -> tuple[HookProgram, ...]:

@@ -17,22 +17,50 @@ from roc_conformance.adapter.programs import DecisionOf, ProgramRun, StateView, 
 from roc_conformance.adapter.scenario import HookProgram
 
 
-class Trace:
-    """The events recorded since the last ``take``, in order; safe to record from several threads."""
+class _Sink:
+    """The events of one agent and of every sub-agent it runs, in the order they were recorded."""
 
     def __init__(self) -> None:
-        self._events: list[dict[str, Any]] = []
-        self._lock = threading.Lock()
+        self.events: list[dict[str, Any]] = []
+        self.lock = threading.Lock()
+
+
+class Trace:
+    """The events recorded since the last ``take``, in order; safe to record from several threads.
+
+    ``nested(tool_use_id)`` is the recorder of the sub-agent that tool use runs (profile agent-as-tool,
+    harness protocol 5): it writes into the same trace, each event with ``agentPath``, the outer toolUseIds
+    from the top agent down. The top agent's events carry no ``agentPath``.
+    """
+
+    def __init__(self) -> None:
+        self._sink = _Sink()
+        self._path: tuple[str, ...] = ()
+
+    @property
+    def agent_path(self) -> tuple[str, ...]:
+        """Whose events this recorder writes: ``()`` for the top agent."""
+        return self._path
+
+    def nested(self, tool_use_id: str) -> Trace:
+        """The recorder of the sub-agent run by tool use ``tool_use_id`` of this recorder's agent."""
+        child = Trace.__new__(Trace)
+        child._sink = self._sink
+        child._path = (*self._path, tool_use_id)
+        return child
 
     def emit(self, kind: str, **fields: Any) -> None:
         """Record one event ``{"kind": kind, **fields}`` (prefer the named helpers below)."""
-        with self._lock:
-            self._events.append({"kind": kind, **fields})
+        event = {"kind": kind, **fields}
+        if self._path:
+            event["agentPath"] = list(self._path)
+        with self._sink.lock:
+            self._sink.events.append(event)
 
     def take(self) -> list[dict[str, Any]]:
-        """The events recorded so far, removing them from the recorder."""
-        with self._lock:
-            events, self._events = self._events, []
+        """The events recorded so far (by this recorder and its nested ones), removing them."""
+        with self._sink.lock:
+            events, self._sink.events = self._sink.events, []
             return events
 
     # -- lifecycle events of the runtime ---------------------------------------------------------------

@@ -29,6 +29,7 @@ from roc_conformance.adapter import (
     StoreDirectories,
     ToolProgram,
     Trace,
+    assistant_turns,
     parse_scenario,
     run_hook,
     run_program,
@@ -54,7 +55,7 @@ from roc_reference.hooks import (
 from roc_reference.models import EXHAUSTED_TEXT, ModelTurn
 from roc_reference.sessions import FileSessionManager, FileSessionStore
 from roc_reference.tools import Tool, ToolContext
-from roc_reference.types import JsonContent, Message, TextBlock, ToolResult
+from roc_reference.types import AgentResult, JsonContent, Message, TextBlock, ToolResult
 
 
 def _messages(scenario: Scenario) -> tuple[Message, ...]:
@@ -88,6 +89,45 @@ class CountingModel:
         return ModelTurn(message, "tool_use" if message.tool_uses() else "end_turn")
 
 
+class HistoryModel:
+    """A sub-agent's model (harness protocol 5): it answers the turn its history stands at, as a real model
+    reads the conversation, so a resumed, restored or concurrent instance of one definition needs no
+    position of its own."""
+
+    def __init__(self, turns: Sequence[Message], trace: Trace) -> None:
+        self.turns = list(turns)
+        self.script = ScriptedModel([[]] * len(self.turns), trace)
+
+    def call(self, messages: Sequence[Message]) -> ModelTurn:
+        reply = self.script.reply_at(assistant_turns([m.to_json() for m in messages]))
+        if reply.exhausted:
+            return ModelTurn(Message(role="assistant", content=[TextBlock(text=EXHAUSTED_TEXT)]), "end_turn")
+        message = self.turns[reply.turn]
+        return ModelTurn(message, "tool_use" if message.tool_uses() else "end_turn")
+
+
+def final_text(result: AgentResult) -> str:
+    """What a ``runAgent`` step receives: the text blocks of the sub-agent's final message, joined."""
+    return "".join(b.text for b in result.message.content if isinstance(b, TextBlock))
+
+
+def sub_agent(scenario: Scenario, trace: Trace) -> Agent:
+    """A fresh definition of the nested scenario of a ``runAgent`` step, recording into ``trace`` (the nested
+    recorder of the outer tool use). Built anew for every run of the step: the runtime spawns the instance
+    it runs (or resumes) from it, and the definition's parts only say how the sub-agent is made. Integrity
+    and session bindings of the nested spec are ignored: a sub-agent travels inside its parent's snapshot."""
+    tools = [_make_tool(program, trace) for program in scenario.tools]
+    executor: Executor = ConcurrentExecutor() if scenario.executor == "concurrent" else SequentialExecutor()
+    return Agent(
+        HistoryModel(_messages(scenario), trace),
+        tools=tools,
+        hooks=[ScenarioHooks(scenario, trace)],
+        executor=executor,
+        state=scenario.state,
+        agent_id=scenario.agent_id,
+    )
+
+
 def decision_of(exc: BaseException) -> dict[str, Any] | None:
     """The ``{"decision", "message"?}`` a handled decision hands the program; ``None`` for anything else."""
     if not isinstance(exc, InterruptDeclined):
@@ -106,12 +146,21 @@ def _make_tool(program: ToolProgram, trace: Trace) -> Tool:
             has=lambda key: key in tool_context.agent.state,
             put=lambda key, value: tool_context.agent.state.set(key, value),
         )
+
         # A ``fail`` step raises the kit's ToolFailure: the runtime, not the adapter, must turn a failing
         # body into an error result (ROC-TOOL-008); otherwise the suite would only see the adapter.
+        def run_agent(scenario: Scenario, prompt: str) -> str:
+            # ROC-AGENT-001: the runtime's sub-agent call; a sub-agent that stops stops this body with it.
+            return final_text(tool_context.run_agent(sub_agent(scenario, trace.nested(use_id)), prompt))
+
         with trace.tool_body(use_id, program.name, decision_of=decision_of):
             content = tool_result_content(
                 run_program(
-                    program.steps, interrupt=tool_context.interrupt, state=view, decision_of=decision_of
+                    program.steps,
+                    interrupt=tool_context.interrupt,
+                    state=view,
+                    decision_of=decision_of,
+                    run_agent=run_agent,
                 )
             )
             return ToolResult(

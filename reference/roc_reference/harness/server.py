@@ -10,7 +10,9 @@ wrapped as ``{"interruptResponse": body}``, decisions included), so the runtime'
 suite judges; ``InspectAgent`` reads the agent's interrupt state without running anything. Direct tool
 calls, session stores and snapshot integrity are declared as profiles; the one capability is ``inspect``.
 The RoC 1.1 profiles are driven through the runtime's API: ``abandon`` is ``Agent.abandon``, ``ListPending``
-is ``Agent.pending_interrupts`` and ``roc_reference.pending_interrupts_of``.
+is ``Agent.pending_interrupts`` and ``roc_reference.pending_interrupts_of``. Harness protocol 5 adds the RoC
+1.2 profile ``agent-as-tool``: a ``runAgent`` step runs its nested scenario through
+``tool_context.run_agent`` (``build.sub_agent``), and the sub-agent's events carry their ``agentPath``.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ __all__ = [
     "IMPLEMENTATION_VERSION",
     "MAX_LIVE_AGENTS",
     "SPEC_1_1_PROFILES",
+    "SPEC_1_2_PROFILES",
     "HarnessServicer",
     "ReferenceAdapter",
     "_spec_json",
@@ -62,6 +65,9 @@ DRIVEN_PROFILES = ("direct-tool-call", "session-store", "snapshot-integrity")
 # The profiles of RoC 1.1, driven through Invoke (decisions, abandon, expiry) and ListPending (harness
 # protocol 4).
 SPEC_1_1_PROFILES = ("decisions", "abandon", "expiry", "pending-list", "idempotent-resume")
+# The profile of RoC 1.2 this adapter drives (harness protocol 5): runAgent steps become the runtime's
+# sub-agent call (``tool_context.run_agent``), and sub-agent events carry their agentPath in the trace.
+SPEC_1_2_PROFILES = ("agent-as-tool",)
 IMPLEMENTATION_VERSION = "0.1.0"
 
 
@@ -73,7 +79,7 @@ class ReferenceAdapter(RuntimeAdapter[Built]):
         self.profiles = (
             profiles
             if profiles is not None
-            else tuple(dict.fromkeys((*PROFILES, *DRIVEN_PROFILES, *SPEC_1_1_PROFILES)))
+            else tuple(dict.fromkeys((*PROFILES, *DRIVEN_PROFILES, *SPEC_1_1_PROFILES, *SPEC_1_2_PROFILES)))
         )
         self.stores = Stores()
 
