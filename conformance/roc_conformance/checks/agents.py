@@ -37,6 +37,7 @@ from roc_conformance.checks.agents_support import (
     interrupts,
     leaf,
     middle,
+    misrouted,
     one_id,
     outer,
     pause,
@@ -45,6 +46,7 @@ from roc_conformance.checks.agents_support import (
     resumed_not_reprompted,
     run_agent,
     shown,
+    spoiled_by_reprompt,
     sub_tool,
     tool_outcomes,
     tool_results,
@@ -100,6 +102,8 @@ def check_propagated(ctx: CheckContext) -> None:
                 "(1.0)"
             )
         again = ctx.client.invoke(agent, sc.resume(sc.answer(str(got["t1"][0].get("id")), "y")))
+        if spoiled_by_reprompt(ctx, AGENT_PROPAGATED, again, executor):
+            continue
         results = tool_results(again)
         want: dict[str, Any] = {"t0": [], "t1": [LEAF_TEXT], "t2": []}
         seen = {tid: answers_of(results.get(tid)) for tid in want}
@@ -131,7 +135,9 @@ def check_propagated(ctx: CheckContext) -> None:
         )
     else:
         again = ctx.client.invoke(agent, sc.resume(sc.answer(iid, "y")))
-        if answers_of(tool_results(again).get("t1")) != [MID_TEXT] or _final_text(again) != TOP_TEXT:
+        if spoiled_by_reprompt(ctx, AGENT_PROPAGATED, again, "depth 3"):
+            pass
+        elif answers_of(tool_results(again).get("t1")) != [MID_TEXT] or _final_text(again) != TOP_TEXT:
             wrong.append(f"depth 3: answering gave {shown(again)}, t1 {tool_results(again).get('t1')}")
     if concurrent(ctx):
         two = sc.agent_spec(
@@ -167,17 +173,20 @@ def check_ids(ctx: CheckContext) -> None:
                 sc.tool("own", sc.interrupt("approve", {"path": "/tmp/x"}), sc.returns("o")),
             ],
         )
-        paused = pause(ctx, spec, AGENT_IDS, {"t1": 1, "t2": 1, "t3": 1})
-        if paused is not None:
-            agent, first = paused
-            ids = {tid: str(items[0].get("id")) for tid, items in by_tool_use(first).items()}
-            if len(set(ids.values())) != 3:
-                wrong.append(f"the pending interrupts share ids: {ids}")
-            else:
-                again = ctx.client.invoke(agent, sc.resume(sc.answer(ids["t3"], "y")))
-                later = {tid: str(items[0].get("id")) for tid, items in by_tool_use(again).items()}
-                if later != {"t1": ids["t1"], "t2": ids["t2"]}:
-                    wrong.append(f"after t3 was answered the interrupts are {later}, expected {ids} less t3")
+        agent = ctx.client.create_agent(spec)
+        first = ctx.client.invoke(agent, {"prompt": "go"})
+        listed = [str(i.get("id")) for i in interrupts(first)]
+        got = {tid: len(items) for tid, items in by_tool_use(first).items()}
+        ids = {tid: str(items[0].get("id")) for tid, items in by_tool_use(first).items()}
+        if len(set(listed)) != len(listed):  # shared ids are this rule's failure, whatever else is shown
+            wrong.append(f"the pending interrupts share ids: {ids}")
+        elif got != {"t1": 1, "t2": 1, "t3": 1}:
+            followed(ctx, AGENT_IDS, f"the prompt gave interrupts per tool use {got} ({shown(first)})")
+        else:
+            again = ctx.client.invoke(agent, sc.resume(sc.answer(ids["t3"], "y")))
+            later = {tid: str(items[0].get("id")) for tid, items in by_tool_use(again).items()}
+            if later != {"t1": ids["t1"], "t2": ids["t2"]}:
+                wrong.append(f"after t3 was answered the interrupts are {later}, expected {ids} less t3")
     deep = outer(
         "aat-ids-deep",
         sc.executor_for(ctx.profiles),
@@ -286,6 +295,8 @@ def check_routed(ctx: CheckContext) -> None:
                 break
             agent, first = paused
             one = ctx.client.invoke(agent, sc.resume(sc.answer(str(one_id(first, "t1")), EXPECTED)))
+            if spoiled_by_reprompt(ctx, AGENT_ROUTED, one, "answering t1"):
+                continue
             if tool_outcomes(one, "t1") != {"c1": "returned"}:
                 wrong.append(
                     f"answering t1's interrupt with {EXPECTED!r}: t1's sub-agent tool ended "
@@ -304,6 +315,8 @@ def check_routed(ctx: CheckContext) -> None:
                 continue
             reply = sc.answer(t2, "B") if body == "answer" else sc.decline(t2, "no")
             two = ctx.client.invoke(agent, sc.resume(reply))
+            if spoiled_by_reprompt(ctx, AGENT_ROUTED, two, f"the {body} for t2"):
+                continue
             if tool_outcomes(two, "t2") != {"c1": "failed"}:
                 wrong.append(
                     f"the {body} for t2's interrupt: t2's sub-agent tool ended {tool_outcomes(two, 't2')}, "
@@ -328,6 +341,8 @@ def check_routed(ctx: CheckContext) -> None:
         routed = sc.answer(iid, EXPECTED) if label == "an answer" else sc.decline(iid, "no")
         out = ctx.client.invoke(agent, sc.resume(routed))
         want = {"c1": "returned" if label == "an answer" else "failed"}
+        if spoiled_by_reprompt(ctx, AGENT_ROUTED, out, f"depth 3, {label}"):
+            continue
         if tool_outcomes(out, "t1", "m1") != want:
             wrong.append(
                 f"depth 3, {label}: the leaf's tool ended {tool_outcomes(out, 't1', 'm1')}, expected {want}"
@@ -369,7 +384,10 @@ def check_untouched(ctx: CheckContext) -> None:
         ctx.note("judged only with the concurrent executor: one batch holds two kept sub-agents")
         return
     wrong: list[str] = []
-    for label, definition in (("depth 1", leaf(ctx)), ("depth 3", middle(ctx, leaf(ctx)))):
+    for label, definition, leaf_path in (
+        ("depth 1", leaf(ctx, check_answer=True), ("t1",)),
+        ("depth 3", middle(ctx, leaf(ctx, check_answer=True)), ("t1", "m1")),
+    ):
         spec = outer(
             f"aat-untouched-{label[-1]}",
             "concurrent",
@@ -381,7 +399,11 @@ def check_untouched(ctx: CheckContext) -> None:
             continue
         agent, first = paused
         t1 = one_id(first, "t1")
-        out = ctx.client.invoke(agent, sc.resume(sc.answer(str(one_id(first, "t2")), "y")))
+        out = ctx.client.invoke(agent, sc.resume(sc.answer(str(one_id(first, "t2")), "B")))
+        if spoiled_by_reprompt(ctx, AGENT_UNTOUCHED, out, label) or misrouted(
+            ctx, AGENT_UNTOUCHED, out, leaf_path, label
+        ):
+            continue
         if ran(under(out, "t1")):
             wrong.append(f"{label}: answering t2's interrupt ran {ran(under(out, 't1'))} in t1's sub-agent")
         if one_id(out, "t1") != t1 or set(by_tool_use(out)) != {"t1"}:
@@ -455,7 +477,12 @@ def check_instances(ctx: CheckContext) -> None:
     """Two tool uses of one batch run the same definition (concurrent): each gets its own instance, started
     from turn 0 at its own path, paused with its own interrupt and resumed on its own."""
     wrong: list[str] = []
-    spec = outer("aat-instances", "concurrent", [("t1", "sub"), ("t2", "sub")], [sub_tool("sub", leaf(ctx))])
+    spec = outer(
+        "aat-instances",
+        "concurrent",
+        [("t1", "sub"), ("t2", "sub")],
+        [sub_tool("sub", leaf(ctx, check_answer=True))],
+    )
     paused = pause(ctx, spec, AGENT_INSTANCES, {"t1": 1, "t2": 1})
     if paused is None:
         fail_if({})
@@ -468,16 +495,23 @@ def check_instances(ctx: CheckContext) -> None:
                 f"the sub-agent of {tid} answered model turns {turns}, expected [0] (an instance of its own)"
             )
     ids = {tid: one_id(first, tid) for tid in ("t1", "t2")}
-    one = ctx.client.invoke(agent, sc.resume(sc.answer(str(ids["t1"]), "y")))
+    one = ctx.client.invoke(agent, sc.resume(sc.answer(str(ids["t1"]), EXPECTED)))
+    if spoiled_by_reprompt(ctx, AGENT_INSTANCES, one, "answering t1") or misrouted(
+        ctx, AGENT_INSTANCES, one, ("t2",), "answering t1"
+    ):
+        fail_if({AGENT_INSTANCES: wrong})
+        return
     done = [e.get("turn") for e in events_at(one, "t1") if e.get("kind") == "model_call"]
     if done != [1] or one_id(one, "t2") != ids["t2"]:
         wrong.append(
             f"answering t1: its sub-agent answered turns {done} (expected [1]), the pending interrupts are "
             f"{interrupts(one)}"
         )
-    two = ctx.client.invoke(agent, sc.resume(sc.answer(str(ids["t2"]), "y")))
+    two = ctx.client.invoke(agent, sc.resume(sc.answer(str(ids["t2"]), EXPECTED)))
     results = tool_results(two)
-    if [answers_of(results.get(t)) for t in ("t1", "t2")] != [[LEAF_TEXT], [LEAF_TEXT]]:
+    if spoiled_by_reprompt(ctx, AGENT_INSTANCES, two, "answering t2"):
+        pass
+    elif [answers_of(results.get(t)) for t in ("t1", "t2")] != [[LEAF_TEXT], [LEAF_TEXT]]:
         wrong.append(f"after both answers the results are {results.get('t1')}, {results.get('t2')}")
     fail_if({AGENT_INSTANCES: wrong})
 
@@ -542,6 +576,8 @@ def check_validated(ctx: CheckContext) -> None:
                 if after != before:
                     wrong.append(f"{label}: the rejected inputs changed the agent's snapshot")
             out = ctx.client.invoke(agent, sc.resume(sc.answer(iid, "y")))
+            if spoiled_by_reprompt(ctx, AGENT_VALIDATED, out, f"{label}, the valid answer"):
+                continue
             if _final_text(out) != TOP_TEXT:
                 wrong.append(f"{label}: the valid answer after the rejected inputs gave {shown(out)}")
     fail_if({AGENT_VALIDATED: wrong})

@@ -26,8 +26,10 @@ from roc_conformance.checks.agents_support import (
     one_id,
     outer,
     pause,
+    reprompted,
     resumed_not_reprompted,
     shown,
+    spoiled_by_reprompt,
     sub_tool,
     tool_results,
 )
@@ -83,6 +85,12 @@ def check_kept(ctx: CheckContext) -> None:
             wrong.append(f"{label}: its own snapshot was refused: {restored.get('error')}")
             continue
         out = ctx.client.invoke(handle, sc.resume(sc.answer(str(one_id(first, "t1")), "y")))
+        if reprompted(out):
+            # The original agent, resumed without a snapshot in between: if it prompts again too, the fault is
+            # ROC-AGENT-005's, not the snapshot's.
+            control = ctx.client.invoke(agent, sc.resume(sc.answer(str(one_id(first, "t1")), "y")))
+            if spoiled_by_reprompt(ctx, AGENT_KEPT, control, f"{label}, without a snapshot"):
+                continue
         if "result" not in out:
             followed(
                 ctx,
@@ -106,15 +114,16 @@ def check_kept(ctx: CheckContext) -> None:
     fail_if({AGENT_KEPT: wrong})
 
 
-def _refused(ctx: CheckContext, doc: Any, spec: dict[str, Any], iid: str) -> str | None:
+def _refused(ctx: CheckContext, doc: Any, spec: dict[str, Any], iid: str, what: str) -> str | None:
     """What a damaged document or a mismatched definition led to, when it was not SNAPSHOT_INVALID: the
-    restore's refusal, or else the resume's."""
+    restore's refusal, or else the resume's. A resume that prompts the sub-agent again never looked at the
+    kept one: recorded as a consequence of ROC-AGENT-005, not judged."""
     restored = ctx.client.restore_agent(doc, spec, model_turn_offset=1)
     err = restored.get("error")
     if err is not None:
         return None if err.get("code") == "SNAPSHOT_INVALID" else f"restore refused with {err.get('code')}"
     out = ctx.client.invoke(str(restored.get("agent")), sc.resume(sc.answer(iid, "y")))
-    if error_code(out) == "SNAPSHOT_INVALID":
+    if error_code(out) == "SNAPSHOT_INVALID" or spoiled_by_reprompt(ctx, AGENT_LOADER, out, what):
         return None
     return f"restore accepted it, and the resume gave {shown(out)}"
 
@@ -158,7 +167,7 @@ def check_loader(ctx: CheckContext) -> None:
         ("a propagated interrupt whose inner id waits in no child", orphan, spec),
         ("a sub-agent definition with another agent id than the kept one", doc, renamed),
     ):
-        why = _refused(ctx, damaged, with_spec, iid)
+        why = _refused(ctx, damaged, with_spec, iid, what)
         if why is not None:
             wrong.append(f"{what}: {why}, expected SNAPSHOT_INVALID")
     fail_if({AGENT_LOADER: wrong})

@@ -235,13 +235,23 @@ def followed(ctx: CheckContext, requirement: str, message: str, after: str = AGE
 
 
 def pause(
-    ctx: CheckContext, spec: dict[str, Any], requirement: str, want: dict[str, int]
+    ctx: CheckContext,
+    spec: dict[str, Any],
+    requirement: str,
+    want: dict[str, int],
+    *,
+    distinct: bool = True,
 ) -> tuple[str, dict[str, Any]] | None:
     """Create an agent for ``spec`` and prompt it; it must stop with ``want[toolUseId]`` interrupts per outer
-    tool use. Otherwise ROC-AGENT-001 is what broke: recorded as the set-up failing for ``requirement``, and
-    ``None`` is returned."""
+    tool use, with distinct ids (unless ``distinct`` is false: ROC-AGENT-002's own check). Otherwise the rule
+    that broke (ROC-AGENT-001, or ROC-AGENT-002 for shared ids) is recorded as spoiling the set-up of
+    ``requirement``, and ``None`` is returned."""
     agent = ctx.client.create_agent(spec)
     out = ctx.client.invoke(agent, {"prompt": "go"})
+    ids = [str(i.get("id")) for i in interrupts(out)]
+    if distinct and len(set(ids)) != len(ids):
+        followed(ctx, requirement, f"{spec['agentId']}: the pending interrupts share ids {ids}", AGENT_IDS)
+        return None
     got = {tid: len(items) for tid, items in by_tool_use(out).items()}
     if got != want:
         followed(
@@ -252,3 +262,42 @@ def pause(
         )
         return None
     return agent, out
+
+
+def reprompted(out: dict[str, Any]) -> list[list[str]]:
+    """The sub-agents a resume prompted again: those whose model answered turn 0 in this reply."""
+    paths: list[list[str]] = []
+    for e in out.get("trace") or []:
+        path = list(e.get("agentPath") or []) if isinstance(e, dict) else []
+        if path and e.get("kind") == "model_call" and e.get("turn") == 0 and path not in paths:
+            paths.append(path)
+    return paths
+
+
+def spoiled_by_reprompt(ctx: CheckContext, requirement: str, out: dict[str, Any], label: str) -> bool:
+    """Whether a resume reply prompted a kept sub-agent again (ROC-AGENT-005's failure): then what it shows
+    says nothing about ``requirement``, and is recorded as a consequence of ROC-AGENT-005."""
+    paths = reprompted(out)
+    if not paths:
+        return False
+    followed(ctx, requirement, f"{label}: the resume prompted the sub-agents at {paths} again", AGENT_RESUMED)
+    return True
+
+
+def misrouted(
+    ctx: CheckContext, requirement: str, out: dict[str, Any], path: tuple[str, ...], label: str
+) -> bool:
+    """Whether the leaf sub-agent at ``path`` (run with ``check_answer``), which was sent nothing, ended its
+    tool in this reply, i.e. received an answer meant for another (ROC-AGENT-004's failure): recorded as a
+    consequence of ROC-AGENT-004."""
+    ended = {k: v for k, v in tool_outcomes(out, *path).items() if v != "interrupted"}
+    if not ended:
+        return False
+    followed(
+        ctx,
+        requirement,
+        f"{label}: the sub-agent at {list(path)}, sent nothing, ended its tool {ended}: it got another's "
+        "answer",
+        AGENT_ROUTED,
+    )
+    return True
