@@ -114,4 +114,13 @@ def test_trace_kinds_are_the_proto_arms() -> None:
 
 @pytest.mark.parametrize("kind", sorted(_arms()))
 def test_trace_variant_has_the_proto_members(kind: str) -> None:
-    _assert_same_members(_body(_arms()[kind]), _variant(kind), skip=frozenset({"kind"}))
+    # agentPath (harness protocol 5) is a member of every event, outside the oneof: checked below.
+    _assert_same_members(_body(_arms()[kind]), _variant(kind), skip=frozenset({"kind", "agentPath"}))
+
+
+def test_trace_event_members_outside_the_oneof_are_allowed_in_every_variant() -> None:
+    outside = {f.json_name for f in _descriptor("TraceEvent").fields if f.containing_oneof is None}
+    assert outside == {"agentPath"}
+    assert outside <= set(TRACE_EVENT["properties"])
+    for kind in _arms():
+        assert outside <= set(_variant(kind)["properties"]), kind

@@ -25,7 +25,9 @@ def _variants() -> dict[str, dict[str, bool]]:
         kind = branch["if"]["properties"]["kind"]["const"]
         target = doc["$defs"][branch["then"]["$ref"].removeprefix("#/$defs/")]
         required = set(target.get("required", []))
-        variants[kind] = {name: name in required for name in target["properties"] if name != "kind"}
+        # agentPath (harness protocol 5) belongs to every event, whatever its kind (conformance/README.md).
+        fields = (name for name in target["properties"] if name not in ("kind", "agentPath"))
+        variants[kind] = {name: name in required for name in fields}
     assert set(variants) == set(doc["properties"]["kind"]["enum"])
     return variants
 
