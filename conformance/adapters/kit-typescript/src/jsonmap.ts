@@ -96,11 +96,14 @@ const NEVER_NULL = new Set([
 ]);
 const ARRAY_WRAPPERS: Readonly<Record<string, string>> = { "roc.v1.ResumeInput": "responses" };
 const FLATTENED_ONEOFS: Readonly<Record<string, string>> = { "roc.conformance.v1.TraceEvent": "kind" };
-// Rule 7: optional JSON arrays, omitted when empty (interruptState.consumed: a 2.0 snapshot has none).
+// Rule 7: optional JSON arrays (and maps), omitted when empty (interruptState.consumed: a 2.0 snapshot has
+// none; interruptState.children, format 2.2; a trace event's agentPath, harness protocol 5).
 const OMIT_WHEN_EMPTY = new Set([
   "roc.conformance.v1.AgentSpec.tools",
   "roc.conformance.v1.AgentSpec.hooks",
   "roc.v1.InterruptState.consumed",
+  "roc.v1.InterruptState.children",
+  "roc.conformance.v1.TraceEvent.agent_path",
 ]);
 const JSON_VALUE_TYPES = new Set(["google.protobuf.Value", "google.protobuf.Struct", "google.protobuf.ListValue"]);
 
@@ -268,7 +271,16 @@ function prepareFlattened(message: DescMessage, discriminator: string, doc: Json
   if (arm === undefined || arm.fieldKind !== "message" || arm.oneof === undefined) {
     throw new JsonMappingError(`${path}: ${discriminator} ${JSON.stringify(kind)} is not one of ${armNames(message).join(", ")}`);
   }
-  return { [arm.jsonName]: prepareMessage(arm.message, rest, `${path}(${String(kind)})`) };
+  // Members outside the oneof (a trace event's agentPath) stay beside the arm.
+  const outer: JsonObject = {};
+  for (const field of message.fields) {
+    const value = rest[field.jsonName];
+    if (field.oneof === undefined && value !== undefined) {
+      outer[field.jsonName] = prepareField(field, value, `${path}.${field.jsonName}`);
+      delete rest[field.jsonName];
+    }
+  }
+  return { [arm.jsonName]: prepareMessage(arm.message, rest, `${path}(${String(kind)})`), ...outer };
 }
 
 function armNames(message: DescMessage): string[] {
@@ -374,13 +386,14 @@ function restoreMessage(message: DescMessage, raw: JsonObject, path: string): Js
   for (const field of message.fields) {
     if (NULLABLE.has(key(message, field)) && !(field.jsonName in doc)) doc[field.jsonName] = null;
     const value = doc[field.jsonName];
-    if (OMIT_WHEN_EMPTY.has(key(message, field)) && Array.isArray(value) && value.length === 0) {
+    const empty = Array.isArray(value) ? value.length === 0 : isObject(value) && Object.keys(value).length === 0;
+    if (OMIT_WHEN_EMPTY.has(key(message, field)) && empty) {
       delete doc[field.jsonName];
     }
   }
   const discriminator = FLATTENED_ONEOFS[message.typeName];
   if (discriminator !== undefined) {
-    const entries = Object.entries(doc);
+    const entries = Object.entries(doc).filter(([name]) => fields.get(name)?.oneof !== undefined);
     const only = entries[0];
     if (entries.length !== 1 || only === undefined) {
       throw new JsonMappingError(`${path}: exactly one of ${armNames(message).join(", ")} must be set`);
@@ -388,7 +401,8 @@ function restoreMessage(message: DescMessage, raw: JsonObject, path: string): Js
     const [armJsonName, members] = only;
     const arm = fields.get(armJsonName);
     if (arm === undefined || !isObject(members)) throw new JsonMappingError(`${path}: bad arm ${armJsonName}`);
-    return { [discriminator]: arm.name, ...members };
+    const beside = Object.fromEntries(Object.entries(doc).filter(([name]) => name !== armJsonName));
+    return { [discriminator]: arm.name, ...members, ...beside };
   }
   return doc;
 }
