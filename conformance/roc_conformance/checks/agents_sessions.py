@@ -14,7 +14,6 @@ from roc_conformance import scenarios as sc
 from roc_conformance.checks.agents_support import (
     AGENT_KEPT,
     AGENT_LOADER,
-    AGENT_PROPAGATED,
     LEAF_TEXT,
     MID_TEXT,
     PROFILE,
@@ -144,9 +143,7 @@ def check_loader(ctx: CheckContext) -> None:
     iid = str(one_id(first, "t1"))
     doc = ctx.client.take_snapshot(agent).get("snapshot")
     if not isinstance(doc, dict) or set(_children(doc)) != {"t1"}:
-        followed(
-            ctx, AGENT_LOADER, f"the snapshot keeps no sub-agent for t1: {_children(doc)}", AGENT_PROPAGATED
-        )
+        followed(ctx, AGENT_LOADER, f"the snapshot keeps no sub-agent for t1: {_children(doc)}", AGENT_KEPT)
         fail_if({})
         return
     if "agent" not in ctx.client.restore_agent(doc, spec, model_turn_offset=1):
