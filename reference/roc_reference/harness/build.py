@@ -11,6 +11,12 @@ Decisions (profile decisions): the runtime's interrupt operation raises ``Interr
 or cancelled interrupt. ``decision_of`` recognises it, so a step with ``handleDecision`` catches it and takes
 ``{"decision", "message"?}`` as its answer, and a step without lets it propagate to the runtime's default
 outcome. ``expiresAt`` and ``onExpiry`` reach the raise through the kit as they are.
+
+Sub-agents (profile agent-as-tool, harness protocol 5): a ``runAgent`` step calls ``tool_context.run_agent``
+with a definition built afresh from the nested scenario (``sub_agent``), recording into the outer tool use's
+nested recorder (``Trace.nested``), so every event of the sub-agent carries its ``agentPath``. The adapter
+keeps no sub-agent itself: the runtime decides whether the call starts, resumes or only reports one. The
+definition's model (``HistoryModel``) answers the turn its history stands at.
 """
 
 from __future__ import annotations
