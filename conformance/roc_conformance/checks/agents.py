@@ -34,8 +34,10 @@ from roc_conformance.checks.agents_support import (
     events_at,
     executors,
     followed,
+    inner_tool_use,
     interrupts,
     leaf,
+    leaf_two,
     middle,
     misrouted,
     one_id,
@@ -279,7 +281,8 @@ def check_routed(ctx: CheckContext) -> None:
     """Two tool uses run the same definition, whose tool accepts only ``A`` (concurrent): answering t1's
     interrupt with ``A`` completes t1's sub-agent and nothing runs at t2's; then ``B`` for t2 makes t2's tool
     fail (it got B, not A). With decisions, a decline of t2's is delivered to t2's sub-agent only. At depth 3
-    (any executor) the answer, and a decline, reach the leaf."""
+    (any executor) the answer, and a decline, reach the leaf. A sub-agent with two unanswered interrupts
+    (concurrent) gets each answer for the one it stands for alone (a partial answer first)."""
     wrong: list[str] = []
     if concurrent(ctx):
         spec = outer(
@@ -347,12 +350,52 @@ def check_routed(ctx: CheckContext) -> None:
             wrong.append(
                 f"depth 3, {label}: the leaf's tool ended {tool_outcomes(out, 't1', 'm1')}, expected {want}"
             )
+    if concurrent(ctx):
+        wrong += _partial_routing(ctx)
     fail_if({AGENT_ROUTED: wrong})
+
+
+def _partial_routing(ctx: CheckContext) -> list[str]:
+    """A sub-agent with two unanswered interrupts (c1, c2): the answer for c1's propagated interrupt reaches
+    c1 alone (c1 returns, c2 asks again, reported with its id), then c2's reaches c2."""
+    spec = outer("aat-routed-partial", "concurrent", [("t1", "sub")], [sub_tool("sub", leaf_two())])
+    paused = pause(ctx, spec, AGENT_ROUTED, {"t1": 2})
+    if paused is None:
+        return []
+    agent, first = paused
+    by_inner = {inner_tool_use(i): str(i.get("id")) for i in interrupts(first)}
+    if set(by_inner) != {"c1", "c2"}:
+        followed(
+            ctx, AGENT_ROUTED, f"the propagated sources do not name c1 and c2: {by_inner}", AGENT_CARRIED
+        )
+        return []
+    wrong: list[str] = []
+    one = ctx.client.invoke(agent, sc.resume(sc.answer(by_inner["c1"], EXPECTED)))
+    if spoiled_by_reprompt(ctx, AGENT_ROUTED, one, "a partial answer"):
+        return []
+    if tool_outcomes(one, "t1") != {"c1": "returned", "c2": "interrupted"}:
+        wrong.append(
+            f"the answer for c1's interrupt alone: the sub-agent's tools ended {tool_outcomes(one, 't1')}, "
+            "expected c1 returned and c2 asking again"
+        )
+    elif [inner_tool_use(i) for i in interrupts(one)] != ["c2"]:
+        wrong.append(f"after the answer for c1's interrupt the pending interrupts are {interrupts(one)}")
+    else:
+        two = ctx.client.invoke(agent, sc.resume(sc.answer(str(interrupts(one)[0].get("id")), EXPECTED)))
+        if tool_outcomes(two, "t1") != {"c2": "returned"} or answers_of(tool_results(two).get("t1")) != [
+            LEAF_TEXT
+        ]:
+            wrong.append(
+                f"the answer for c2's interrupt: the sub-agent's tools ended {tool_outcomes(two, 't1')}, "
+                f"t1's result {tool_results(two).get('t1')}"
+            )
+    return wrong
 
 
 def check_resumed(ctx: CheckContext) -> None:
     """On resume each kept sub-agent's pending tool use completes before its model is called, and it is
-    never prompted again (no model turn 0 at its path), at depth 1 and depth 3, under each executor."""
+    never prompted again (no model turn 0 at its path), at depth 1 and depth 3, under each executor. With
+    the concurrent executor, a partial answer to a sub-agent with two interrupts calls none of its model."""
     wrong: list[str] = []
     for executor in executors(ctx):
         for label, tool, paths in (
@@ -373,6 +416,20 @@ def check_resumed(ctx: CheckContext) -> None:
                 wrong.append(
                     f"{executor}, {label}: the resume ended with {shown(out)}, not the outer agent's "
                     f"{TOP_TEXT!r}"
+                )
+    if concurrent(ctx):
+        # Two unanswered inner interrupts, one answered: the sub-agent's batch is not complete, so its model
+        # must not be called, and it is not prompted again.
+        spec = outer("aat-resumed-partial", "concurrent", [("t1", "sub")], [sub_tool("sub", leaf_two())])
+        paused = pause(ctx, spec, AGENT_RESUMED, {"t1": 2})
+        if paused is not None:
+            agent, first = paused
+            c1 = next((str(i.get("id")) for i in interrupts(first) if inner_tool_use(i) == "c1"), "")
+            out = ctx.client.invoke(agent, sc.resume(sc.answer(c1, EXPECTED)))
+            calls = [e.get("turn") for e in events_at(out, "t1") if e.get("kind") == "model_call"]
+            if calls:
+                wrong.append(
+                    f"a partial answer: the sub-agent's model answered turns {calls} while c2 still waited"
                 )
     fail_if({AGENT_RESUMED: wrong})
 

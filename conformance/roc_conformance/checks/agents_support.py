@@ -69,6 +69,32 @@ def leaf(
     )
 
 
+def leaf_two(agent_id: str = "leaf2") -> dict[str, Any]:
+    """A sub-agent (concurrent executor) whose two tool uses ``c1`` and ``c2`` each ask ``approve`` and fail
+    unless answered ``EXPECTED``: two unanswered inner interrupts at once."""
+    steps = [
+        sc.interrupt("approve", {"path": "/tmp/x"}),
+        {"setState": {"key": "got", "fromAnswer": True}},
+        {"skipIfState": {"key": "got", "equals": EXPECTED}},
+        {"fail": {"message": "not the answer this tool was asked for"}},
+    ]
+    return sc.agent_spec(
+        agent_id,
+        executor="concurrent",
+        turns=[sc.turn(sc.tool_use("c1", "ask"), sc.tool_use("c2", "ask")), sc.turn(sc.text(LEAF_TEXT))],
+        tools=[sc.tool("ask", *steps)],
+    )
+
+
+def inner_tool_use(item: dict[str, Any]) -> str | None:
+    """The toolUseId of the sub-agent's tool use a depth-1 propagated interrupt stands for."""
+    source = item.get("source")
+    inner = source.get("inner") if isinstance(source, dict) else None
+    raised = inner.get("source") if isinstance(inner, dict) else None
+    use = raised.get("toolUseId") if isinstance(raised, dict) else None
+    return use if isinstance(use, str) else None
+
+
 def quick(agent_id: str = "quick") -> dict[str, Any]:
     """A sub-agent that answers at once, with no tool."""
     return sc.agent_spec(agent_id, turns=[sc.turn(sc.text(QUICK_TEXT))])
