@@ -128,13 +128,19 @@ def _refused(ctx: CheckContext, doc: Any, spec: dict[str, Any], iid: str, what: 
 
 
 def check_loader(ctx: CheckContext) -> None:
-    """Damaged copies of a snapshot with a kept sub-agent: a child for a tool use not running in the pending
-    batch, and a propagated interrupt whose inner id waits in no child, are refused with SNAPSHOT_INVALID; so
-    is a restore whose sub-agent definition names another agent (at the restore or, at the latest, when the
-    sub-agent is resumed). The unmodified snapshot is restored first: if that fails, nothing is judged."""
+    """Damaged copies of a snapshot with a kept sub-agent (t1) next to a completed sibling (t0): a child for a
+    tool use the pending batch does not run, one for t0, whose result is completed, and a propagated
+    interrupt whose inner id waits in no child, are refused with SNAPSHOT_INVALID; so is a restore whose
+    sub-agent definition names another agent (at the restore or, at the latest, when the sub-agent is
+    resumed). The unmodified snapshot is restored first: if that fails, nothing is judged."""
     wrong: list[str] = []
     definition = leaf(ctx)
-    spec = outer("aat-loader", sc.executor_for(ctx.profiles), [("t1", "sub")], [sub_tool("sub", definition)])
+    spec = outer(
+        "aat-loader",
+        sc.executor_for(ctx.profiles),
+        [("t0", "plain"), ("t1", "sub")],
+        [sc.tool("plain", sc.returns("p")), sub_tool("sub", definition)],
+    )
     paused = pause(ctx, spec, AGENT_LOADER, {"t1": 1})
     if paused is None:
         fail_if({})
@@ -152,15 +158,18 @@ def check_loader(ctx: CheckContext) -> None:
         return
     stray = copy.deepcopy(doc)
     stray["interruptState"]["children"] = {"t9": stray["interruptState"]["children"]["t1"]}
+    done = copy.deepcopy(doc)
+    done["interruptState"]["children"]["t0"] = copy.deepcopy(done["interruptState"]["children"]["t1"])
     orphan = copy.deepcopy(doc)
     for item in orphan["interruptState"].get("interrupts") or []:
         inner = (item.get("source") or {}).get("inner")
         if isinstance(inner, dict):
             inner["interruptId"] = "no-such-inner-interrupt"
     renamed = copy.deepcopy(spec)
-    renamed["tools"][0]["steps"][0]["runAgent"]["agent"]["agentId"] = "someone-else"
+    renamed["tools"][1]["steps"][0]["runAgent"]["agent"]["agentId"] = "someone-else"
     for what, damaged, with_spec in (
         ("a child kept for t9, a tool use the pending batch does not run", stray, spec),
+        ("a child kept for t0, a tool use with a completed result", done, spec),
         ("a propagated interrupt whose inner id waits in no child", orphan, spec),
         ("a sub-agent definition with another agent id than the kept one", doc, renamed),
     ):
