@@ -42,6 +42,7 @@ PROFILES = (
     "expiry",
     "pending-list",
     "idempotent-resume",
+    "agent-as-tool",
 )
 """The profiles this runtime claims (ROC-CONF-001..005); reserved profiles are not claimed."""
 

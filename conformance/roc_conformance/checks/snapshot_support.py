@@ -88,9 +88,11 @@ def two_tool_scenario(agent_id: str = "snap", executor: str = "sequential") -> d
 
 
 def written_versions(ctx: CheckContext) -> tuple[str, str]:
-    """``(schemaVersion, specVersion)`` the implementation writes (ROC-VER-002): a writer of spec 1.1 writes
-    format 2.1, one of spec 1.0 only writes format 2.0 (spec 9.2)."""
-    return ("2.1", "1.1") if "1.1" in ctx.description.spec_versions else ("2.0", "1.0")
+    """``(schemaVersion, specVersion)`` the implementation writes (ROC-VER-002): the format of the latest spec
+    version it declares (spec 9.2: 1.2 writes 2.2, 1.1 writes 2.1, 1.0 writes 2.0)."""
+    declared = ctx.description.spec_versions
+    latest = next((v for v in ("1.2", "1.1") if v in declared), "1.0")
+    return {"1.2": "2.2", "1.1": "2.1", "1.0": "2.0"}[latest], latest
 
 
 def executor_of(ctx: CheckContext) -> str:
