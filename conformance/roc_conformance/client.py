@@ -73,7 +73,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import grpc
 from google.protobuf.message import Message
@@ -98,9 +98,9 @@ HARNESS_PROTOCOL_VERSION = 5
 SPEC_1_1_PROFILES = frozenset({"decisions", "abandon", "expiry", "pending-list", "idempotent-resume"})
 """The profiles of RoC 1.1; harness protocol 4 is the first that can drive them."""
 
-SPEC_1_2_PROFILES = frozenset({"agent-as-tool"})
+SPEC_1_2_PROFILES = frozenset({"agent-as-tool", "multi-agent"})
 """The profiles of RoC 1.2 the harness can drive; harness protocol 5 is the first (``Step.run_agent``,
-``TraceEvent.agent_path``)."""
+``TraceEvent.agent_path``, ``CreateAgentRequest.orchestrator``)."""
 
 PROFILES_SINCE: dict[int, frozenset[str]] = {4: SPEC_1_1_PROFILES, 5: SPEC_1_2_PROFILES}
 """The first harness protocol that can drive each group of profiles: an adapter speaking an older one must
@@ -154,8 +154,8 @@ PROTOCOL_CHANGES: dict[int, tuple[str, ...]] = {
         "PendingInterrupt, PendingAnswer, InterruptState.consumed (4), AbandonInput",
     ),
     5: (
-        'the RoC 1.2 profile "agent-as-tool" can be claimed; an adapter that claims no RoC 1.2 profile '
-        "may keep speaking protocol 4",
+        'the RoC 1.2 profiles "agent-as-tool" and "multi-agent" can be claimed; an adapter that claims no '
+        "RoC 1.2 profile may keep speaking protocol 4",
         "Step gains run_agent (8, RunAgentStep {agent, prompt}), a tool step: the nested AgentSpec runs as "
         "the tool use's sub-agent through the runtime's sub-agent call, its final text received like an "
         "answer; the nested spec's integrity and session are ignored",
@@ -163,6 +163,16 @@ PROTOCOL_CHANGES: dict[int, tuple[str, ...]] = {
         'the top agent down for an event of a sub-agent (JSON "agentPath", omitted when empty)',
         "roc.v1 data model (spec 1.2): InterruptSource.inner (InnerInterrupt {agentId, interruptId, "
         "source}), InterruptSource kind NODE, InterruptState.children (KeptSubAgent; snapshot format 2.2)",
+        "CreateAgentRequest gains orchestrator (2, OrchestratorSpec {kind, nodes, edges, entry, "
+        "max_handoffs, hooks}; exactly one of spec and orchestrator): a graph or swarm of agent nodes, "
+        'whose node agents hand off with a toolUse of the reserved tool name "handoff_to" and input '
+        '{"node": id}; HookEvent gains BEFORE_NODE_CALL (5) and AFTER_NODE_CALL (6) for its NodeHookSpec '
+        "callbacks",
+        "InvokeResponse.outcome gains orchestrator_result (9, OrchestratorResult {stop_reason, interrupts, "
+        "results: NodeRun {node_id, visit, result}, cancelled}), the answer of an orchestrator handle",
+        "TraceEvent gains node_start (17, NodeStartEvent {node_id, visit}) and node_end (18, NodeEndEvent "
+        "{node_id, visit, outcome}); HookCallbackEvent gains node_id (4) and visit (5) for the node events; "
+        'a node agent\'s events carry agent_path ["node:<node id>", ...]',
     ),
 }
 """What each harness protocol version changed from the one before (the changelog of conformance/README.md
@@ -445,6 +455,33 @@ class HarnessClient:
         self.live_agents.add(agent)
         return {"agent": agent}
 
+    def create_orchestrator(self, spec: dict[str, Any]) -> str:
+        """Build a graph or swarm from an OrchestratorSpec (profile multi-agent, harness protocol 5); the
+        handle is invoked like an agent's and answers ``orchestratorResult``."""
+        for node in spec.get("nodes", []):
+            if isinstance(node, dict) and isinstance(node.get("agent"), dict):
+                _check_tool_names(node["agent"])
+        try:
+            req = hpb.CreateAgentRequest(
+                orchestrator=cast(
+                    hpb.OrchestratorSpec, jsonmap.to_proto("roc.conformance.v1.OrchestratorSpec", spec)
+                )
+            )
+        except JsonMappingError as exc:
+            raise ValueError(f"not a valid OrchestratorSpec: {exc}") from exc
+        req_json = {"orchestrator": spec}
+        reply = self._call("CreateAgent", self._stub.CreateAgent, req, self.timeouts.create_agent, req_json)
+        doc = self._decode("CreateAgent", reply)
+        self._record("CreateAgent", req_json, doc)
+        self._check_harness_error("CreateAgent", doc)
+        if "error" in doc:
+            raise AgentRefused(doc["error"])
+        handle = doc.get("agent")
+        if not isinstance(handle, str) or not handle:
+            raise self._fault(AdapterError("CreateAgent", "reply carries no orchestrator handle"))
+        self.live_agents.add(handle)
+        return handle
+
     def invoke(self, agent: str, inp: dict[str, Any]) -> dict[str, Any]:
         try:
             req = wire.invoke_request(agent, inp)
@@ -462,7 +499,7 @@ class HarnessClient:
         self._check_harness_error("Invoke", doc)
         for observe in self.observers:
             observe("Invoke", doc)
-        outcomes = [k for k in ("result", "error", "toolResult", "crash") if k in doc]
+        outcomes = [k for k in ("result", "error", "toolResult", "crash", "orchestratorResult") if k in doc]
         if len(outcomes) != 1:
             raise self._fault(AdapterError("Invoke", f"reply carries {len(outcomes)} outcomes, expected 1"))
 

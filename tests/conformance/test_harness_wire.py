@@ -217,6 +217,9 @@ TRACE = [
     {"kind": "after_invocation"},
     {"kind": "before_model_call"},
     {"kind": "after_model_call"},
+    {"kind": "node_start", "nodeId": "a", "visit": 1},
+    {"kind": "node_end", "nodeId": "a", "visit": 1, "outcome": "cancelled"},
+    {"kind": "hook_callback", "event": "BeforeNodeCall", "nodeId": "a", "visit": 2, "hookIndex": 0},
 ]
 
 

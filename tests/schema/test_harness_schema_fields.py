@@ -27,6 +27,11 @@ AGENT_SPEC_NODES = {
     "ModelTurn": "turn",
     "ToolSpec": "tool",
     "HookSpec": "hook",
+    # Harness protocol 5 (profile multi-agent): the scenario of an orchestrator, in the same schema's $defs.
+    "OrchestratorSpec": "orchestratorSpec",
+    "NodeSpec": "nodeSpec",
+    "Edge": "edge",
+    "NodeHookSpec": "nodeHook",
 }
 
 

@@ -23,6 +23,13 @@ from roc_conformance.adapter.model import (
     assistant_turns,
     uses_tools,
 )
+from roc_conformance.adapter.orchestration import (
+    HANDOFF_TOOL,
+    NodeHookProgram,
+    NodeProgram,
+    OrchestratorScenario,
+    parse_orchestrator,
+)
 from roc_conformance.adapter.programs import (
     DecisionOf,
     ProgramRun,
@@ -63,6 +70,7 @@ KIT_VERSION = "1.2.0"
 
 __all__ = [
     "EXHAUSTED_TEXT",
+    "HANDOFF_TOOL",
     "HOOK_EVENTS",
     "KIT_VERSION",
     "MAX_LIVE_AGENTS",
@@ -75,6 +83,9 @@ __all__ = [
     "IntegrityKey",
     "InvokeInput",
     "ModelReply",
+    "NodeHookProgram",
+    "NodeProgram",
+    "OrchestratorScenario",
     "ProgramRun",
     "Refused",
     "RunAgent",
@@ -94,6 +105,7 @@ __all__ = [
     "json_equal",
     "main",
     "make_server",
+    "parse_orchestrator",
     "parse_scenario",
     "run_hook",
     "run_program",

@@ -32,6 +32,7 @@ from typing import Any, Generic, Literal, TypeVar, cast
 import grpc
 
 from roc_conformance import wire
+from roc_conformance.adapter.orchestration import OrchestratorScenario, parse_orchestrator
 from roc_conformance.adapter.programs import ScenarioError
 from roc_conformance.adapter.scenario import Scenario, parse_scenario
 from roc_conformance.adapter.trace import Trace
@@ -145,6 +146,23 @@ class RuntimeAdapter(ABC, Generic[AgentT]):
     def state(self, agent: AgentT) -> dict[str, Any]:
         """The agent state as a JSON object, read after every Invoke."""
 
+    def create_orchestrator(self, scenario: OrchestratorScenario, trace: Trace) -> Any:
+        """A new graph or swarm for the scenario, recording into ``trace`` (CreateAgent with an
+        OrchestratorSpec; profile multi-agent, harness protocol 5). Each node agent records into
+        ``trace.node(node_id)``; the orchestrator's node events and node callbacks into ``trace`` itself.
+        Whatever it returns is handed back to ``invoke_orchestrator``, ``orchestrator_state`` and
+        ``dispose``."""
+        raise Unsupported("this adapter does not build orchestrators (profile multi-agent)")
+
+    def invoke_orchestrator(self, orchestrator: Any, inp: InvokeInput) -> dict[str, Any]:
+        """Run an orchestrator on ``inp`` (kind ``prompt``: the task; ``interruptResponses``: a resume); the
+        ``OrchestratorResult`` JSON (``stopReason``, ``interrupts``, ``results``, ``cancelled``)."""
+        raise Unsupported("this adapter does not build orchestrators (profile multi-agent)")
+
+    def orchestrator_state(self, orchestrator: Any) -> dict[str, Any]:
+        """The state the orchestrator's node callbacks share (the reply's ``state``); default: empty."""
+        return {}
+
     def call_tool(self, agent: AgentT, call: DirectToolCall) -> dict[str, Any]:
         """Call a tool directly (profile ``direct-tool-call``); the ``ToolResult`` JSON."""
         raise Unsupported("this adapter does not implement direct tool calls (profile direct-tool-call)")
@@ -200,8 +218,13 @@ class LiveAgent(Generic[AgentT]):
 
     agent: AgentT
     trace: Trace
-    scenario: Scenario
+    scenario: Scenario | OrchestratorScenario
     lock: threading.RLock = field(default_factory=threading.RLock)
+
+    @property
+    def orchestrator(self) -> bool:
+        """The handle names a graph or swarm (harness protocol 5), not an agent."""
+        return isinstance(self.scenario, OrchestratorScenario)
 
 
 _SPEC_TEXTS: dict[bytes, str] = {}
@@ -322,9 +345,19 @@ class HarnessService(hgrpc.HarnessServiceServicer):
         if (full := self._full()) is not None:  # checked before building: nothing is created past the cap
             return hpb.CreateAgentResponse(harness_error=full)
         trace = Trace()
+        scenario: Scenario | OrchestratorScenario
+        if request.HasField("orchestrator") == request.HasField("spec"):
+            return hpb.CreateAgentResponse(
+                harness_error=harness_error("CreateAgent needs exactly one of spec and orchestrator")
+            )
         try:
-            scenario = parse_scenario(_spec_json(request.spec))
-            agent = self.adapter.create(scenario, trace)
+            if request.HasField("orchestrator"):
+                orchestrator = parse_orchestrator(jsonmap.from_proto(request.orchestrator))
+                scenario = orchestrator
+                agent = self.adapter.create_orchestrator(orchestrator, trace)
+            else:
+                scenario = parse_scenario(_spec_json(request.spec))
+                agent = self.adapter.create(scenario, trace)
         except (ScenarioError, JsonMappingError) as exc:
             return hpb.CreateAgentResponse(harness_error=harness_error(f"cannot build scenario: {exc}"))
         except AdapterError as exc:
@@ -360,6 +393,10 @@ class HarnessService(hgrpc.HarnessServiceServicer):
             return hpb.InvokeResponse(
                 harness_error=harness_error("bad input: directToolCall input must be a JSON object")
             )
+        if live.orchestrator and not ("prompt" in inp or "interruptResponses" in inp):
+            return hpb.InvokeResponse(
+                harness_error=harness_error("an orchestrator takes a prompt or interruptResponses only")
+            )
         with live.lock:
             return self._invoke_locked(live, inp)
 
@@ -369,7 +406,10 @@ class HarnessService(hgrpc.HarnessServiceServicer):
         trace.emit("invocation_start")
         doc: dict[str, Any] = {}
         try:
-            if "directToolCall" in inp:
+            if live.orchestrator:
+                # No invocation_end: an orchestrator's stop reasons are not an agent's (harness protocol 5).
+                doc["orchestratorResult"] = self.adapter.invoke_orchestrator(live.agent, _invoke_input(inp))
+            elif "directToolCall" in inp:
                 call = inp["directToolCall"]  # an object with an object input: checked by Invoke
                 direct = DirectToolCall(str(call.get("name", "")), dict(call.get("input", {})))
                 doc["toolResult"] = self.adapter.call_tool(live.agent, direct)
@@ -392,8 +432,12 @@ class HarnessService(hgrpc.HarnessServiceServicer):
                 }
         try:
             doc["trace"] = trace.take()
-            doc["messages"] = self.adapter.messages(live.agent)
-            doc["state"] = self.adapter.state(live.agent)
+            doc["messages"] = [] if live.orchestrator else self.adapter.messages(live.agent)
+            doc["state"] = (
+                self.adapter.orchestrator_state(live.agent)
+                if live.orchestrator
+                else self.adapter.state(live.agent)
+            )
             return _invoke_reply(doc)
         except Exception as exc:
             return hpb.InvokeResponse(
@@ -408,6 +452,8 @@ class HarnessService(hgrpc.HarnessServiceServicer):
             return hpb.TakeSnapshotResponse(
                 harness_error=harness_error(f"unknown agent handle {request.agent!r}")
             )
+        if live.orchestrator:
+            return hpb.TakeSnapshotResponse(harness_error=harness_error("an orchestrator has no snapshot"))
         try:
             with live.lock:
                 doc = self.adapter.snapshot(live.agent, stored=request.stored)
@@ -482,6 +528,8 @@ class HarnessService(hgrpc.HarnessServiceServicer):
             return hpb.InspectAgentResponse(
                 harness_error=harness_error(f"unknown agent handle {request.agent!r}")
             )
+        if live.orchestrator:
+            return hpb.InspectAgentResponse(harness_error=harness_error("InspectAgent names an orchestrator"))
         try:
             with live.lock:
                 doc = {"inspection": self.adapter.inspect(live.agent)}
@@ -503,6 +551,10 @@ class HarnessService(hgrpc.HarnessServiceServicer):
                 if live is None:
                     return hpb.ListPendingResponse(
                         harness_error=harness_error(f"unknown agent handle {request.agent!r}")
+                    )
+                if live.orchestrator:
+                    return hpb.ListPendingResponse(
+                        harness_error=harness_error("ListPending names an orchestrator")
                     )
                 with live.lock:
                     pending = self.adapter.pending(live.agent)

@@ -49,6 +49,11 @@ class Trace:
         child._path = (*self._path, tool_use_id)
         return child
 
+    def node(self, node_id: str) -> Trace:
+        """The recorder of the agent of node ``node_id`` of an orchestrator (profile multi-agent): its events
+        carry ``agentPath`` ``["node:<node id>", ...]``."""
+        return self.nested("node:" + node_id)
+
     def emit(self, kind: str, **fields: Any) -> None:
         """Record one event ``{"kind": kind, **fields}`` (prefer the named helpers below)."""
         event = {"kind": kind, **fields}
@@ -108,6 +113,20 @@ class Trace:
             self.emit("hook_callback", event=event, hookIndex=hook_index)
         else:
             self.emit("hook_callback", event=event, hookIndex=hook_index, toolUseId=tool_use_id)
+
+    # -- orchestrator events (profile multi-agent, harness protocol 5) ---------------------------------
+
+    def node_start(self, node_id: str, visit: int) -> None:
+        """The orchestrator takes up a node run in this invocation (at most once per run and invocation)."""
+        self.emit("node_start", nodeId=node_id, visit=visit)
+
+    def node_end(self, node_id: str, visit: int, outcome: str) -> None:
+        """A node run ended in this invocation: ``completed``, ``interrupted`` or ``cancelled``."""
+        self.emit("node_end", nodeId=node_id, visit=visit, outcome=outcome)
+
+    def node_hook_callback(self, event: str, hook_index: int, node_id: str, visit: int) -> None:
+        """A scenario callback on a node event runs (``BeforeNodeCall`` or ``AfterNodeCall``)."""
+        self.emit("hook_callback", event=event, hookIndex=hook_index, nodeId=node_id, visit=visit)
 
     def tool_start(self, tool_use_id: str, name: str) -> None:
         self.emit("tool_start", toolUseId=tool_use_id, name=name)

@@ -142,6 +142,8 @@ _OMIT_WHEN_EMPTY: Final[frozenset[tuple[str, str]]] = frozenset(
         ("roc.v1.InterruptState", "consumed"),
         ("roc.v1.InterruptState", "children"),  # format 2.2: absent when no sub-agent is kept
         ("roc.conformance.v1.TraceEvent", "agent_path"),  # harness protocol 5: empty for the top agent
+        ("roc.conformance.v1.OrchestratorSpec", "edges"),  # harness protocol 5: a swarm has none
+        ("roc.conformance.v1.OrchestratorSpec", "hooks"),
     }
 )
 # Arbitrary JSON: copied verbatim, numbers checked (to proto) and normalized (from proto).

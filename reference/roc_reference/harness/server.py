@@ -12,7 +12,9 @@ calls, session stores and snapshot integrity are declared as profiles; the one c
 The RoC 1.1 profiles are driven through the runtime's API: ``abandon`` is ``Agent.abandon``, ``ListPending``
 is ``Agent.pending_interrupts`` and ``roc_reference.pending_interrupts_of``. Harness protocol 5 adds the RoC
 1.2 profile ``agent-as-tool``: a ``runAgent`` step runs its nested scenario through
-``tool_context.run_agent`` (``build.sub_agent``), and the sub-agent's events carry their ``agentPath``.
+``tool_context.run_agent`` (``build.sub_agent``), and the sub-agent's events carry their ``agentPath``; and
+the profile ``multi-agent``: an OrchestratorSpec becomes the runtime's ``Graph`` or ``Swarm``
+(``orchestrate.build_orchestrator``), whose node agents' events carry ``agentPath`` ``["node:<id>"]``.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from roc_conformance.adapter import (
     DirectToolCall,
     HarnessService,
     InvokeInput,
+    OrchestratorScenario,
     RuntimeAdapter,
     Scenario,
     Trace,
@@ -42,6 +45,7 @@ from roc_reference.errors import RocError
 
 from . import ADAPTER_NAME, PROFILES
 from .build import Built, Stores, build, restore
+from .orchestrate import BuiltOrchestrator, build_orchestrator
 
 __all__ = [
     "CAPABILITIES",
@@ -66,8 +70,9 @@ DRIVEN_PROFILES = ("direct-tool-call", "session-store", "snapshot-integrity")
 # protocol 4).
 SPEC_1_1_PROFILES = ("decisions", "abandon", "expiry", "pending-list", "idempotent-resume")
 # The profile of RoC 1.2 this adapter drives (harness protocol 5): runAgent steps become the runtime's
-# sub-agent call (``tool_context.run_agent``), and sub-agent events carry their agentPath in the trace.
-SPEC_1_2_PROFILES = ("agent-as-tool",)
+# sub-agent call (``tool_context.run_agent``), and sub-agent events carry their agentPath in the trace;
+# OrchestratorSpecs become the runtime's Graph and Swarm (profile multi-agent).
+SPEC_1_2_PROFILES = ("agent-as-tool", "multi-agent")
 IMPLEMENTATION_VERSION = "0.1.0"
 
 
@@ -99,6 +104,20 @@ class ReferenceAdapter(RuntimeAdapter[Built]):
 
     def invoke(self, agent: Built, inp: InvokeInput) -> dict[str, Any]:
         return agent.agent.invoke(inp.value).to_json()
+
+    def create_orchestrator(self, scenario: OrchestratorScenario, trace: Trace) -> BuiltOrchestrator:
+        try:
+            return build_orchestrator(scenario, trace)
+        except ValueError as exc:  # the runtime refuses the shape (a cycle, an edge to an unknown node)
+            raise AdapterError(f"the runtime refuses the orchestrator: {exc}") from exc
+
+    def invoke_orchestrator(self, orchestrator: Any, inp: InvokeInput) -> dict[str, Any]:
+        built: BuiltOrchestrator = orchestrator
+        return built.invoke(inp.value)
+
+    def orchestrator_state(self, orchestrator: Any) -> dict[str, Any]:
+        built: BuiltOrchestrator = orchestrator
+        return dict(built.state)
 
     def abandon(self, agent: Built, inp: InvokeInput) -> dict[str, Any]:
         args = inp.value

@@ -25,6 +25,14 @@ class HookEvent(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     HOOK_EVENT_BEFORE_TOOL_CALL: _ClassVar[HookEvent]
     HOOK_EVENT_AFTER_TOOL_CALL: _ClassVar[HookEvent]
     HOOK_EVENT_AFTER_TOOLS: _ClassVar[HookEvent]
+    HOOK_EVENT_BEFORE_NODE_CALL: _ClassVar[HookEvent]
+    HOOK_EVENT_AFTER_NODE_CALL: _ClassVar[HookEvent]
+
+class OrchestratorKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    ORCHESTRATOR_KIND_UNSPECIFIED: _ClassVar[OrchestratorKind]
+    ORCHESTRATOR_KIND_GRAPH: _ClassVar[OrchestratorKind]
+    ORCHESTRATOR_KIND_SWARM: _ClassVar[OrchestratorKind]
 
 class ToolOutcome(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -32,6 +40,13 @@ class ToolOutcome(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     TOOL_OUTCOME_RETURNED: _ClassVar[ToolOutcome]
     TOOL_OUTCOME_FAILED: _ClassVar[ToolOutcome]
     TOOL_OUTCOME_INTERRUPTED: _ClassVar[ToolOutcome]
+
+class NodeOutcome(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    NODE_OUTCOME_UNSPECIFIED: _ClassVar[NodeOutcome]
+    NODE_OUTCOME_COMPLETED: _ClassVar[NodeOutcome]
+    NODE_OUTCOME_INTERRUPTED: _ClassVar[NodeOutcome]
+    NODE_OUTCOME_CANCELLED: _ClassVar[NodeOutcome]
 EXECUTOR_KIND_UNSPECIFIED: ExecutorKind
 EXECUTOR_KIND_SEQUENTIAL: ExecutorKind
 EXECUTOR_KIND_CONCURRENT: ExecutorKind
@@ -40,10 +55,19 @@ HOOK_EVENT_BEFORE_TOOLS: HookEvent
 HOOK_EVENT_BEFORE_TOOL_CALL: HookEvent
 HOOK_EVENT_AFTER_TOOL_CALL: HookEvent
 HOOK_EVENT_AFTER_TOOLS: HookEvent
+HOOK_EVENT_BEFORE_NODE_CALL: HookEvent
+HOOK_EVENT_AFTER_NODE_CALL: HookEvent
+ORCHESTRATOR_KIND_UNSPECIFIED: OrchestratorKind
+ORCHESTRATOR_KIND_GRAPH: OrchestratorKind
+ORCHESTRATOR_KIND_SWARM: OrchestratorKind
 TOOL_OUTCOME_UNSPECIFIED: ToolOutcome
 TOOL_OUTCOME_RETURNED: ToolOutcome
 TOOL_OUTCOME_FAILED: ToolOutcome
 TOOL_OUTCOME_INTERRUPTED: ToolOutcome
+NODE_OUTCOME_UNSPECIFIED: NodeOutcome
+NODE_OUTCOME_COMPLETED: NodeOutcome
+NODE_OUTCOME_INTERRUPTED: NodeOutcome
+NODE_OUTCOME_CANCELLED: NodeOutcome
 
 class DescribeRequest(_message.Message):
     __slots__ = ("harness_protocol_version",)
@@ -254,10 +278,54 @@ class SetStateStep(_message.Message):
     def __init__(self, key: _Optional[str] = ..., from_answer: _Optional[bool] = ..., value: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ...) -> None: ...
 
 class CreateAgentRequest(_message.Message):
-    __slots__ = ("spec",)
+    __slots__ = ("spec", "orchestrator")
     SPEC_FIELD_NUMBER: _ClassVar[int]
+    ORCHESTRATOR_FIELD_NUMBER: _ClassVar[int]
     spec: AgentSpec
-    def __init__(self, spec: _Optional[_Union[AgentSpec, _Mapping]] = ...) -> None: ...
+    orchestrator: OrchestratorSpec
+    def __init__(self, spec: _Optional[_Union[AgentSpec, _Mapping]] = ..., orchestrator: _Optional[_Union[OrchestratorSpec, _Mapping]] = ...) -> None: ...
+
+class OrchestratorSpec(_message.Message):
+    __slots__ = ("kind", "nodes", "edges", "entry", "max_handoffs", "hooks")
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    NODES_FIELD_NUMBER: _ClassVar[int]
+    EDGES_FIELD_NUMBER: _ClassVar[int]
+    ENTRY_FIELD_NUMBER: _ClassVar[int]
+    MAX_HANDOFFS_FIELD_NUMBER: _ClassVar[int]
+    HOOKS_FIELD_NUMBER: _ClassVar[int]
+    kind: OrchestratorKind
+    nodes: _containers.RepeatedCompositeFieldContainer[NodeSpec]
+    edges: _containers.RepeatedCompositeFieldContainer[Edge]
+    entry: str
+    max_handoffs: int
+    hooks: _containers.RepeatedCompositeFieldContainer[NodeHookSpec]
+    def __init__(self, kind: _Optional[_Union[OrchestratorKind, str]] = ..., nodes: _Optional[_Iterable[_Union[NodeSpec, _Mapping]]] = ..., edges: _Optional[_Iterable[_Union[Edge, _Mapping]]] = ..., entry: _Optional[str] = ..., max_handoffs: _Optional[int] = ..., hooks: _Optional[_Iterable[_Union[NodeHookSpec, _Mapping]]] = ...) -> None: ...
+
+class NodeSpec(_message.Message):
+    __slots__ = ("node_id", "agent")
+    NODE_ID_FIELD_NUMBER: _ClassVar[int]
+    AGENT_FIELD_NUMBER: _ClassVar[int]
+    node_id: str
+    agent: AgentSpec
+    def __init__(self, node_id: _Optional[str] = ..., agent: _Optional[_Union[AgentSpec, _Mapping]] = ...) -> None: ...
+
+class Edge(_message.Message):
+    __slots__ = ("from_node", "to_node")
+    FROM_NODE_FIELD_NUMBER: _ClassVar[int]
+    TO_NODE_FIELD_NUMBER: _ClassVar[int]
+    from_node: str
+    to_node: str
+    def __init__(self, from_node: _Optional[str] = ..., to_node: _Optional[str] = ...) -> None: ...
+
+class NodeHookSpec(_message.Message):
+    __slots__ = ("event", "node_id", "steps")
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    NODE_ID_FIELD_NUMBER: _ClassVar[int]
+    STEPS_FIELD_NUMBER: _ClassVar[int]
+    event: HookEvent
+    node_id: str
+    steps: _containers.RepeatedCompositeFieldContainer[Step]
+    def __init__(self, event: _Optional[_Union[HookEvent, str]] = ..., node_id: _Optional[str] = ..., steps: _Optional[_Iterable[_Union[Step, _Mapping]]] = ...) -> None: ...
 
 class CreateAgentResponse(_message.Message):
     __slots__ = ("agent", "harness_error", "error")
@@ -302,12 +370,13 @@ class DirectToolCall(_message.Message):
     def __init__(self, name: _Optional[str] = ..., input: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class InvokeResponse(_message.Message):
-    __slots__ = ("result", "error", "tool_result", "harness_error", "crash", "trace", "messages", "state")
+    __slots__ = ("result", "error", "tool_result", "harness_error", "crash", "orchestrator_result", "trace", "messages", "state")
     RESULT_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
     TOOL_RESULT_FIELD_NUMBER: _ClassVar[int]
     HARNESS_ERROR_FIELD_NUMBER: _ClassVar[int]
     CRASH_FIELD_NUMBER: _ClassVar[int]
+    ORCHESTRATOR_RESULT_FIELD_NUMBER: _ClassVar[int]
     TRACE_FIELD_NUMBER: _ClassVar[int]
     MESSAGES_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
@@ -316,13 +385,43 @@ class InvokeResponse(_message.Message):
     tool_result: _message_pb2.ToolResult
     harness_error: HarnessError
     crash: ImplementationCrash
+    orchestrator_result: OrchestratorResult
     trace: _containers.RepeatedCompositeFieldContainer[TraceEvent]
     messages: _containers.RepeatedCompositeFieldContainer[_message_pb2.Message]
     state: _struct_pb2.Struct
-    def __init__(self, result: _Optional[_Union[_agent_result_pb2.AgentResult, _Mapping]] = ..., error: _Optional[_Union[_error_pb2.Error, _Mapping]] = ..., tool_result: _Optional[_Union[_message_pb2.ToolResult, _Mapping]] = ..., harness_error: _Optional[_Union[HarnessError, _Mapping]] = ..., crash: _Optional[_Union[ImplementationCrash, _Mapping]] = ..., trace: _Optional[_Iterable[_Union[TraceEvent, _Mapping]]] = ..., messages: _Optional[_Iterable[_Union[_message_pb2.Message, _Mapping]]] = ..., state: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+    def __init__(self, result: _Optional[_Union[_agent_result_pb2.AgentResult, _Mapping]] = ..., error: _Optional[_Union[_error_pb2.Error, _Mapping]] = ..., tool_result: _Optional[_Union[_message_pb2.ToolResult, _Mapping]] = ..., harness_error: _Optional[_Union[HarnessError, _Mapping]] = ..., crash: _Optional[_Union[ImplementationCrash, _Mapping]] = ..., orchestrator_result: _Optional[_Union[OrchestratorResult, _Mapping]] = ..., trace: _Optional[_Iterable[_Union[TraceEvent, _Mapping]]] = ..., messages: _Optional[_Iterable[_Union[_message_pb2.Message, _Mapping]]] = ..., state: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+
+class OrchestratorResult(_message.Message):
+    __slots__ = ("stop_reason", "interrupts", "results", "cancelled")
+    class CancelledEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    STOP_REASON_FIELD_NUMBER: _ClassVar[int]
+    INTERRUPTS_FIELD_NUMBER: _ClassVar[int]
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    CANCELLED_FIELD_NUMBER: _ClassVar[int]
+    stop_reason: str
+    interrupts: _containers.RepeatedCompositeFieldContainer[_interrupt_pb2.Interrupt]
+    results: _containers.RepeatedCompositeFieldContainer[NodeRun]
+    cancelled: _containers.ScalarMap[str, str]
+    def __init__(self, stop_reason: _Optional[str] = ..., interrupts: _Optional[_Iterable[_Union[_interrupt_pb2.Interrupt, _Mapping]]] = ..., results: _Optional[_Iterable[_Union[NodeRun, _Mapping]]] = ..., cancelled: _Optional[_Mapping[str, str]] = ...) -> None: ...
+
+class NodeRun(_message.Message):
+    __slots__ = ("node_id", "visit", "result")
+    NODE_ID_FIELD_NUMBER: _ClassVar[int]
+    VISIT_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    node_id: str
+    visit: int
+    result: _agent_result_pb2.AgentResult
+    def __init__(self, node_id: _Optional[str] = ..., visit: _Optional[int] = ..., result: _Optional[_Union[_agent_result_pb2.AgentResult, _Mapping]] = ...) -> None: ...
 
 class TraceEvent(_message.Message):
-    __slots__ = ("invocation_start", "model_call", "before_tools", "before_tool_call", "hook_callback", "tool_start", "tool_end", "after_tool_call", "after_tools", "message_added", "invocation_end", "before_invocation", "after_invocation", "before_model_call", "after_model_call", "agent_path")
+    __slots__ = ("invocation_start", "model_call", "before_tools", "before_tool_call", "hook_callback", "tool_start", "tool_end", "after_tool_call", "after_tools", "message_added", "invocation_end", "before_invocation", "after_invocation", "before_model_call", "after_model_call", "node_start", "node_end", "agent_path")
     INVOCATION_START_FIELD_NUMBER: _ClassVar[int]
     MODEL_CALL_FIELD_NUMBER: _ClassVar[int]
     BEFORE_TOOLS_FIELD_NUMBER: _ClassVar[int]
@@ -338,6 +437,8 @@ class TraceEvent(_message.Message):
     AFTER_INVOCATION_FIELD_NUMBER: _ClassVar[int]
     BEFORE_MODEL_CALL_FIELD_NUMBER: _ClassVar[int]
     AFTER_MODEL_CALL_FIELD_NUMBER: _ClassVar[int]
+    NODE_START_FIELD_NUMBER: _ClassVar[int]
+    NODE_END_FIELD_NUMBER: _ClassVar[int]
     AGENT_PATH_FIELD_NUMBER: _ClassVar[int]
     invocation_start: InvocationStartEvent
     model_call: ModelCallEvent
@@ -354,8 +455,28 @@ class TraceEvent(_message.Message):
     after_invocation: AfterInvocationEvent
     before_model_call: BeforeModelCallEvent
     after_model_call: AfterModelCallEvent
+    node_start: NodeStartEvent
+    node_end: NodeEndEvent
     agent_path: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, invocation_start: _Optional[_Union[InvocationStartEvent, _Mapping]] = ..., model_call: _Optional[_Union[ModelCallEvent, _Mapping]] = ..., before_tools: _Optional[_Union[BeforeToolsEvent, _Mapping]] = ..., before_tool_call: _Optional[_Union[BeforeToolCallEvent, _Mapping]] = ..., hook_callback: _Optional[_Union[HookCallbackEvent, _Mapping]] = ..., tool_start: _Optional[_Union[ToolStartEvent, _Mapping]] = ..., tool_end: _Optional[_Union[ToolEndEvent, _Mapping]] = ..., after_tool_call: _Optional[_Union[AfterToolCallEvent, _Mapping]] = ..., after_tools: _Optional[_Union[AfterToolsEvent, _Mapping]] = ..., message_added: _Optional[_Union[MessageAddedEvent, _Mapping]] = ..., invocation_end: _Optional[_Union[InvocationEndEvent, _Mapping]] = ..., before_invocation: _Optional[_Union[BeforeInvocationEvent, _Mapping]] = ..., after_invocation: _Optional[_Union[AfterInvocationEvent, _Mapping]] = ..., before_model_call: _Optional[_Union[BeforeModelCallEvent, _Mapping]] = ..., after_model_call: _Optional[_Union[AfterModelCallEvent, _Mapping]] = ..., agent_path: _Optional[_Iterable[str]] = ...) -> None: ...
+    def __init__(self, invocation_start: _Optional[_Union[InvocationStartEvent, _Mapping]] = ..., model_call: _Optional[_Union[ModelCallEvent, _Mapping]] = ..., before_tools: _Optional[_Union[BeforeToolsEvent, _Mapping]] = ..., before_tool_call: _Optional[_Union[BeforeToolCallEvent, _Mapping]] = ..., hook_callback: _Optional[_Union[HookCallbackEvent, _Mapping]] = ..., tool_start: _Optional[_Union[ToolStartEvent, _Mapping]] = ..., tool_end: _Optional[_Union[ToolEndEvent, _Mapping]] = ..., after_tool_call: _Optional[_Union[AfterToolCallEvent, _Mapping]] = ..., after_tools: _Optional[_Union[AfterToolsEvent, _Mapping]] = ..., message_added: _Optional[_Union[MessageAddedEvent, _Mapping]] = ..., invocation_end: _Optional[_Union[InvocationEndEvent, _Mapping]] = ..., before_invocation: _Optional[_Union[BeforeInvocationEvent, _Mapping]] = ..., after_invocation: _Optional[_Union[AfterInvocationEvent, _Mapping]] = ..., before_model_call: _Optional[_Union[BeforeModelCallEvent, _Mapping]] = ..., after_model_call: _Optional[_Union[AfterModelCallEvent, _Mapping]] = ..., node_start: _Optional[_Union[NodeStartEvent, _Mapping]] = ..., node_end: _Optional[_Union[NodeEndEvent, _Mapping]] = ..., agent_path: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class NodeStartEvent(_message.Message):
+    __slots__ = ("node_id", "visit")
+    NODE_ID_FIELD_NUMBER: _ClassVar[int]
+    VISIT_FIELD_NUMBER: _ClassVar[int]
+    node_id: str
+    visit: int
+    def __init__(self, node_id: _Optional[str] = ..., visit: _Optional[int] = ...) -> None: ...
+
+class NodeEndEvent(_message.Message):
+    __slots__ = ("node_id", "visit", "outcome")
+    NODE_ID_FIELD_NUMBER: _ClassVar[int]
+    VISIT_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    node_id: str
+    visit: int
+    outcome: NodeOutcome
+    def __init__(self, node_id: _Optional[str] = ..., visit: _Optional[int] = ..., outcome: _Optional[_Union[NodeOutcome, str]] = ...) -> None: ...
 
 class BeforeInvocationEvent(_message.Message):
     __slots__ = ()
@@ -396,14 +517,18 @@ class BeforeToolCallEvent(_message.Message):
     def __init__(self, tool_use_id: _Optional[str] = ...) -> None: ...
 
 class HookCallbackEvent(_message.Message):
-    __slots__ = ("event", "hook_index", "tool_use_id")
+    __slots__ = ("event", "hook_index", "tool_use_id", "node_id", "visit")
     EVENT_FIELD_NUMBER: _ClassVar[int]
     HOOK_INDEX_FIELD_NUMBER: _ClassVar[int]
     TOOL_USE_ID_FIELD_NUMBER: _ClassVar[int]
+    NODE_ID_FIELD_NUMBER: _ClassVar[int]
+    VISIT_FIELD_NUMBER: _ClassVar[int]
     event: HookEvent
     hook_index: int
     tool_use_id: str
-    def __init__(self, event: _Optional[_Union[HookEvent, str]] = ..., hook_index: _Optional[int] = ..., tool_use_id: _Optional[str] = ...) -> None: ...
+    node_id: str
+    visit: int
+    def __init__(self, event: _Optional[_Union[HookEvent, str]] = ..., hook_index: _Optional[int] = ..., tool_use_id: _Optional[str] = ..., node_id: _Optional[str] = ..., visit: _Optional[int] = ...) -> None: ...
 
 class ToolStartEvent(_message.Message):
     __slots__ = ("tool_use_id", "name")
