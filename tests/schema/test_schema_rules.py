@@ -178,7 +178,11 @@ def test_tool_result_items_are_text_or_json() -> None:
     assert not check.is_valid({**base, "content": [{"image": {}}]})
 
 
-INNER = {"agentId": "sub", "interruptId": "i1", "source": {"kind": "tool", "toolUseId": "u1", "toolName": "y"}}
+INNER = {
+    "agentId": "sub",
+    "interruptId": "i1",
+    "source": {"kind": "tool", "toolUseId": "u1", "toolName": "y"},
+}
 
 
 @pytest.mark.parametrize(
