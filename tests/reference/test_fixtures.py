@@ -74,6 +74,24 @@ class FixtureUnits:
     def __init__(self, doc: dict[str, Any]) -> None:
         self.stored = doc["interruptState"]["interrupts"]
         self.received: dict[str, Any] = {}
+        # Format 2.2: a tool use that keeps a sub-agent runs one built the same way from the kept part.
+        self.kept = {
+            tool_use_id: FixtureUnits(child)
+            for tool_use_id, child in doc["interruptState"].get("children", {}).items()
+        }
+        self.sub_agents = {
+            tool_use_id: Agent(
+                ScriptedModel([[{"text": "x"}]] * 50),
+                tools=units.tools(child),
+                hooks=[units],
+                executor=ConcurrentExecutor(),
+                agent_id=child["agent"]["agentId"],
+                clock=lambda: BEFORE_ANY_EXPIRY,
+            )
+            for (tool_use_id, units), child in zip(
+                self.kept.items(), doc["interruptState"].get("children", {}).values(), strict=True
+            )
+        }
 
     def names(self, kind: str, tool_use_id: str | None) -> list[str]:
         return [
@@ -83,6 +101,11 @@ class FixtureUnits:
         ]
 
     def body(self, tool_context: ToolContext, **_: Any) -> Any:
+        sub_agent = self.sub_agents.get(tool_context.tool_use.tool_use_id)
+        if sub_agent is not None:
+            self.received[f"sub:{tool_context.tool_use.tool_use_id}"] = tool_context.run_agent(
+                sub_agent, "again"
+            )
         got = [tool_context.interrupt(n) for n in self.names("tool", tool_context.tool_use.tool_use_id)]
         self.received[f"tool:{tool_context.tool_use.tool_use_id}"] = got
         return got
@@ -152,6 +175,7 @@ def test_valid_fixture_restores_and_continues(path: Path) -> None:
     result = agent([answer(i["id"], f"answer-{i['name']}") for i in unanswered])  # foreign ids are accepted
     assert result.stop_reason == "end_turn", result.to_json()
     # stored answers reached their units without being sent again, new ones too; completed tools did not run
+    _check_kept_sub_agents(units, doc)
     for key, got in units.received.items():
         kind, _, tool_use_id = key.partition(":")
         source_kind = {"tool": "tool", "hook": "before_tool_call", "batch": "before_tools"}[kind]
@@ -214,3 +238,26 @@ def test_tool_use_of_fills_in_the_input_for_code() -> None:
 
     assert ToolUse.of("t1", "x").to_json() == {"toolUseId": "t1", "name": "x", "input": {}}
     assert ToolUse.of("t1", "x", name="n").to_json()["input"] == {"name": "n"}
+
+
+def _check_kept_sub_agents(units: FixtureUnits, doc: dict[str, Any]) -> None:
+    """Format 2.2: a paused kept sub-agent was resumed with its stored answers and the ones routed to it now
+    (ROC-AGENT-004, ROC-AGENT-005); a completed one did not run again (ROC-AGENT-007)."""
+    for tool_use_id, kept_units in units.kept.items():
+        result = units.received.pop(f"sub:{tool_use_id}")
+        assert result.stop_reason == "end_turn"
+        kept = doc["interruptState"]["children"][tool_use_id]
+        if "result" in kept:
+            assert kept_units.received == {}
+            assert result.to_json() == kept["result"]
+            continue
+        assert kept_units.received
+        for key, got in kept_units.received.items():
+            kind, _, inner_use = key.partition(":")
+            source_kind = {"tool": "tool", "hook": "before_tool_call", "batch": "before_tools"}[kind]
+            expected = [
+                i.get("response", f"answer-{i['name']}")
+                for i in kept["interruptState"]["interrupts"]
+                if i["source"]["kind"] == source_kind and i["source"].get("toolUseId") == (inner_use or None)
+            ]
+            assert got == expected, key

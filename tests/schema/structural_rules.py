@@ -90,8 +90,16 @@ def snapshot_violations(doc: Mapping[str, Any], keys: Mapping[str, bytes] | None
         [(it["id"], f"{base}[{j}].id") for j, it in enumerate(interrupts)], "duplicate-interrupt-id"
     )
 
+    # A propagated interrupt's raise point is its inner interrupt, not its name (spec 12.1).
     points = [
-        ((it["source"]["kind"], it["source"].get("toolUseId"), it["name"]), f"{base}[{j}]")
+        (
+            (
+                it["source"]["kind"],
+                it["source"].get("toolUseId"),
+                it["source"].get("inner", {}).get("interruptId", it["name"]),
+            ),
+            f"{base}[{j}]",
+        )
         for j, it in enumerate(interrupts)
     ]
     found += _duplicates([(json.dumps(point), path) for point, path in points], "duplicate-raise-point")
@@ -136,6 +144,8 @@ def snapshot_violations(doc: Mapping[str, Any], keys: Mapping[str, bytes] | None
         elif result["toolUseId"] in unanswered_tools:
             found.append(Violation("completed-result-for-interrupted-tool-use", f"{results}[{j}].toolUseId"))
 
+    found += _kept_sub_agent_violations(state, uses, {r["toolUseId"] for r in completed})
+
     integrity = doc.get("integrity")
     if integrity is not None and keys is not None and integrity["alg"] != "HMAC-SHA256":
         # Spec 10.3: a reader with keys refuses an algorithm it does not implement (SNAPSHOT_INTEGRITY).
@@ -144,6 +154,39 @@ def snapshot_violations(doc: Mapping[str, Any], keys: Mapping[str, bytes] | None
         expected = snapshot_mac(doc, keys[integrity["keyId"]])
         if not hmac.compare_digest(expected, integrity["mac"]):
             found.append(Violation("integrity-mac-mismatch", "$.integrity.mac"))
+    return found
+
+
+def _kept_sub_agent_violations(
+    state: Mapping[str, Any], uses: Mapping[str, Any], completed: set[str]
+) -> list[Violation]:
+    """Format 2.2 (spec 12.3, ROC-AGENT-009): kept sub-agents belong to running tool uses of the pending batch
+    and follow the snapshot rules themselves; an unanswered propagated interrupt has its kept sub-agent
+    waiting on the inner interrupt."""
+    found: list[Violation] = []
+    children: Mapping[str, Any] = state.get("children", {})
+    for tool_use_id, kept in children.items():
+        path = f"$.interruptState.children.{tool_use_id}"
+        if tool_use_id not in uses or tool_use_id in completed:
+            found.append(Violation("kept-sub-agent-unknown-tool-use", path))
+        found += [Violation(v.rule, path + v.path.removeprefix("$")) for v in snapshot_violations(kept)]
+    for j, interrupt in enumerate(state["interrupts"]):
+        inner = interrupt["source"].get("inner")
+        if interrupt["source"]["kind"] != "agent_as_tool" or inner is None:
+            continue
+        kept = children.get(interrupt["source"]["toolUseId"])
+        waiting = [
+            it["id"]
+            for it in (kept or {}).get("interruptState", {}).get("interrupts", [])
+            if "response" not in it and "decision" not in it
+        ]
+        answered = "response" in interrupt or "decision" in interrupt
+        if (
+            kept is None
+            or kept["agent"]["agentId"] != inner["agentId"]
+            or not (answered or inner["interruptId"] in waiting)
+        ):
+            found.append(Violation("propagated-without-kept-sub-agent", f"$.interruptState.interrupts[{j}]"))
     return found
 
 

@@ -51,6 +51,8 @@ RULE_REQS = {
     "integrity-mac-mismatch": "ROC-SEC-003",
     "integrity-unknown-alg": "ROC-SEC-003",
     "parser": "ROC-SNAP-015",
+    "kept-sub-agent-unknown-tool-use": "ROC-AGENT-009",
+    "propagated-without-kept-sub-agent": "ROC-AGENT-009",
 }
 CODE_REQS = {
     "SNAPSHOT_INVALID": ("ROC-SNAP-009",),
@@ -64,6 +66,7 @@ FILE_REQS = {
     "unsupported-spec-version.json": "ROC-VER-006",
     "tool-bound-interrupt-without-input-digest.json": "ROC-SNAP-013",
     "unknown-top-level-member.json": "ROC-VER-008",
+    "children-in-2-1-document.json": "ROC-VER-008",
 }
 
 

@@ -75,20 +75,27 @@ FROZEN_2_0 = {
 }
 # Fixtures of format 2.1 (spec 1.1) end in "-2-1"; the README says so.
 FORMAT_2_1 = sorted(p.stem for p in VALID.glob("*-2-1.json"))
+# Format 2.2 (spec 1.2): frozen like those of 2.0 from the release that introduced them.
+FROZEN_2_2 = {
+    "completed-sub-agent-2-2": "251e8ebb44a7aed3facd03f5517e7cdc8bca815ac632807299a318e5dc2526ee",
+    "kept-sub-agent-2-2": "f48db7d0e2f7b2d75b801371c9fe4455c3931c75bbca16db19e6e2ecb0961dfd",
+}
 
 
 @pytest.mark.req("ROC-VER-002")
 def test_fixtures_carry_the_versions_of_their_format() -> None:
     for path in sorted(VALID.glob("*.json")):
         expected = ("2.1", "1.1") if path.stem in FORMAT_2_1 else ("2.0", "1.0")
+        if path.stem in FROZEN_2_2:
+            expected = ("2.2", "1.2")
         snapshot = load_json(path)
         assert (snapshot["schemaVersion"], snapshot["specVersion"]) == expected, path.name
 
 
 def test_frozen_fixtures_never_change() -> None:
     on_disk = {p.stem for p in VALID.glob("*.json")} - set(FORMAT_2_1)
-    assert on_disk == set(FROZEN_2_0)
-    for name, digest in FROZEN_2_0.items():
+    assert on_disk == set(FROZEN_2_0) | set(FROZEN_2_2)
+    for name, digest in {**FROZEN_2_0, **FROZEN_2_2}.items():
         assert hashlib.sha256((VALID / f"{name}.json").read_bytes()).hexdigest() == digest, name
 
 
@@ -99,6 +106,21 @@ def test_format_2_1_has_fixtures_for_each_new_member() -> None:
         members |= {m for i in state["interrupts"] for m in ("decision", "message", "onExpiry") if m in i}
         members |= {"consumed"} & set(state)
     assert members == {"decision", "message", "onExpiry", "consumed"}
+
+
+@pytest.mark.req("ROC-AGENT-008")
+def test_format_2_2_has_fixtures_for_a_paused_and_a_completed_sub_agent() -> None:
+    kept = [_fixture(name)["interruptState"]["children"] for name in FROZEN_2_2]
+    children = [child for group in kept for child in group.values()]
+    assert {"result" in child for child in children} == {True, False}
+    assert any(child["interruptState"]["activated"] for child in children)
+    inner = [
+        i["source"]["inner"]
+        for name in FROZEN_2_2
+        for i in _fixture(name)["interruptState"]["interrupts"]
+        if "inner" in i["source"]
+    ]
+    assert inner and all(i["agentId"] == "cleaner" for i in inner)
 
 
 @pytest.mark.req("ROC-SEC-002", "ROC-SNAP-008")

@@ -248,8 +248,10 @@ def fixture_codes(directory: Path) -> dict[str, str]:
     return codes
 
 
-def spec_for_snapshot(doc: dict[str, Any], executor: str) -> dict[str, Any]:
-    """An agent definition that can continue ``doc``: its tools and hooks raise the stored interrupts."""
+def spec_for_snapshot(doc: dict[str, Any], executor: str, *, nested: bool = False) -> dict[str, Any]:
+    """An agent definition that can continue ``doc``: its tools and hooks raise the stored interrupts, and a
+    tool use that keeps a sub-agent (format 2.2) runs one built the same way from the kept part. A sub-agent's
+    model answers by the assistant turns of its history (``nested``): turn 0 is its pending batch."""
     agent: dict[str, Any] = doc["agent"] if isinstance(doc.get("agent"), dict) else {}
     state: dict[str, Any] = doc["interruptState"] if isinstance(doc.get("interruptState"), dict) else {}
     pending: dict[str, Any] = (
@@ -273,10 +275,18 @@ def spec_for_snapshot(doc: dict[str, Any], executor: str) -> dict[str, Any]:
             hooks.append({"event": "BeforeToolCall", "toolName": source.get("toolName"), "steps": [step]})
         elif source.get("kind") == "before_tools":
             hooks.append(sc.hook("BeforeTools", step))
+    children = state.get("children") if isinstance(state.get("children"), dict) else {}
+    for block in (pending.get("assistantMessage") or {}).get("content") or []:
+        use = block.get("toolUse") if isinstance(block, dict) else None
+        kept = children.get(use.get("toolUseId")) if isinstance(use, dict) else None
+        if isinstance(kept, dict) and str(use.get("name")) in tools:
+            child = spec_for_snapshot(kept, executor, nested=True)
+            tools[str(use["name"])].insert(0, {"runAgent": {"agent": child, "prompt": "continue"}})
+    done = [sc.turn(sc.text("done"))]
     return sc.agent_spec(
         str(agent.get("agentId") or "agent"),
         executor=executor,
-        turns=[sc.turn(sc.text("done"))],
+        turns=[sc.turn(sc.text("pending")), *done] if nested else done,
         tools=[sc.tool(n, *steps, sc.returns("ran")) for n, steps in tools.items()],
         hooks=hooks,
     )
@@ -288,7 +298,10 @@ def _read_by(ctx: CheckContext, doc: Any) -> bool:
     document as a later minor, ROC-VER-007, which ``check_snapshot_refusal`` judges with a document of its
     own writing)."""
     version = doc.get("schemaVersion") if isinstance(doc, dict) else None
-    return version != "2.1" or written_versions(ctx)[0] == "2.1"
+    written = written_versions(ctx)[0]
+    if version == "2.2":  # kept sub-agents: for readers of spec 1.2 that run sub-agents (chapter 12)
+        return written == "2.2" and "agent-as-tool" in ctx.profiles
+    return version != "2.1" or written in ("2.1", "2.2")
 
 
 def check_frozen_invalid(ctx: CheckContext) -> None:
