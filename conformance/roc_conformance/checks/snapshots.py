@@ -270,7 +270,8 @@ def spec_for_snapshot(doc: dict[str, Any], executor: str, *, nested: bool = Fals
         source = item.get("source") or {} if isinstance(item, dict) else {}
         step = sc.interrupt(item.get("name", ""))
         if source.get("kind") == "tool" and source.get("toolName") in tools:
-            tools[source["toolName"]].append(step)
+            if step not in tools[source["toolName"]]:  # two uses of one tool raise the same name once each
+                tools[source["toolName"]].append(step)
         elif source.get("kind") == "before_tool_call":
             hooks.append({"event": "BeforeToolCall", "toolName": source.get("toolName"), "steps": [step]})
         elif source.get("kind") == "before_tools":
