@@ -3,8 +3,9 @@ asks, one that answers at once, a swarm node that hands off), OrchestratorSpec b
 orchestrator's reply and trace (harness protocol 5).
 
 Every expectation is computed from the scenario and the spec, never from the implementation's own output. A
-node agent's events carry ``agentPath`` ``["node:<id>"]``, so a ``model_call`` with turn 0 at that path is
-the node agent being prompted (its scripted model answers ``turns[0]`` only for its first call).
+node agent's events carry ``agentPath`` ``["node:<id>"]``. A paused node agent (its tool use ``c1`` waits)
+that is resumed runs that tool body before it calls its model again; one that is prompted again calls its
+model first (``reprompted``).
 """
 
 from __future__ import annotations
@@ -316,9 +317,24 @@ def paused_nodes(
     return handle, out
 
 
+def resumed_first(out: dict[str, Any], node_id: str) -> str | None:
+    """What node ``node_id``'s agent did first in this reply: ``"tool"`` (a tool body started: the paused
+    tool use was resumed), ``"model"`` (its model was called: it was prompted), or ``None`` (neither)."""
+    for e in out.get("trace", []):
+        if (e.get("agentPath") or []) != path_of(node_id):
+            continue
+        if e.get("kind") == "tool_start":
+            return "tool"
+        if e.get("kind") == "model_call":
+            return "model"
+    return None
+
+
 def reprompted(out: dict[str, Any], *node_ids: str) -> list[str]:
-    """The nodes among ``node_ids`` whose agent was prompted (model turn 0) in this reply."""
-    return [n for n in node_ids if 0 in model_turns(out, n)]
+    """The nodes among ``node_ids`` (each a paused node agent whose paused tool use is ``c1``) whose agent
+    was prompted in this reply instead of resumed: its model was called before any tool body ran, or its
+    model answered turn 0 (the scripts' first turn, which only a prompt of a fresh agent reaches)."""
+    return [n for n in node_ids if resumed_first(out, n) == "model" or 0 in model_turns(out, n)]
 
 
 def spoiled_by_reprompt(
