@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-SPEC_VERSION: Final = "1.1"
+SPEC_VERSION: Final = "1.2"
 
 LEVELS: Final = ("MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "MAY")
 MUST_LEVELS: Final = frozenset({"MUST", "MUST NOT"})
