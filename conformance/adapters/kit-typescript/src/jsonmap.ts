@@ -97,13 +97,16 @@ const NEVER_NULL = new Set([
 const ARRAY_WRAPPERS: Readonly<Record<string, string>> = { "roc.v1.ResumeInput": "responses" };
 const FLATTENED_ONEOFS: Readonly<Record<string, string>> = { "roc.conformance.v1.TraceEvent": "kind" };
 // Rule 7: optional JSON arrays (and maps), omitted when empty (interruptState.consumed: a 2.0 snapshot has
-// none; interruptState.children, format 2.2; a trace event's agentPath, harness protocol 5).
+// none; interruptState.children, format 2.2; a trace event's agentPath and an OrchestratorSpec's edges and
+// hooks, harness protocol 5).
 const OMIT_WHEN_EMPTY = new Set([
   "roc.conformance.v1.AgentSpec.tools",
   "roc.conformance.v1.AgentSpec.hooks",
   "roc.v1.InterruptState.consumed",
   "roc.v1.InterruptState.children",
   "roc.conformance.v1.TraceEvent.agent_path",
+  "roc.conformance.v1.OrchestratorSpec.edges", // harness protocol 5: a swarm has none
+  "roc.conformance.v1.OrchestratorSpec.hooks",
 ]);
 const JSON_VALUE_TYPES = new Set(["google.protobuf.Value", "google.protobuf.Struct", "google.protobuf.ListValue"]);
 

@@ -22,7 +22,7 @@ import type { AgentResult, StopReason } from "../../v1/agent_result_pb.ts";
 import { file_roc_v1_agent_result } from "../../v1/agent_result_pb.ts";
 import type { Error } from "../../v1/error_pb.ts";
 import { file_roc_v1_error } from "../../v1/error_pb.ts";
-import type { InterruptSource } from "../../v1/interrupt_pb.ts";
+import type { Interrupt, InterruptSource } from "../../v1/interrupt_pb.ts";
 import { file_roc_v1_interrupt } from "../../v1/interrupt_pb.ts";
 import type { ContentBlock, Message as Message$1, Role, ToolResult, ToolResultStatus } from "../../v1/message_pb.ts";
 import { file_roc_v1_message } from "../../v1/message_pb.ts";
@@ -32,7 +32,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file roc/conformance/v1/harness.proto.
  */
 export const file_roc_conformance_v1_harness: GenFile = /*@__PURE__*/
-  fileDesc("CiByb2MvY29uZm9ybWFuY2UvdjEvaGFybmVzcy5wcm90bxIScm9jLmNvbmZvcm1hbmNlLnYxIjMKD0Rlc2NyaWJlUmVxdWVzdBIgChhoYXJuZXNzX3Byb3RvY29sX3ZlcnNpb24YASABKA0itgIKEERlc2NyaWJlUmVzcG9uc2USIAoYaGFybmVzc19wcm90b2NvbF92ZXJzaW9uGAEgASgNEjoKDmltcGxlbWVudGF0aW9uGAIgASgLMiIucm9jLmNvbmZvcm1hbmNlLnYxLkltcGxlbWVudGF0aW9uEhUKDXNwZWNfdmVyc2lvbnMYAyADKAkSEAoIcHJvZmlsZXMYBCADKAkSTwoObm90X2FwcGxpY2FibGUYBSADKAsyNy5yb2MuY29uZm9ybWFuY2UudjEuRGVzY3JpYmVSZXNwb25zZS5Ob3RBcHBsaWNhYmxlRW50cnkSFAoMY2FwYWJpbGl0aWVzGAYgAygJGjQKEk5vdEFwcGxpY2FibGVFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIn4KDkltcGxlbWVudGF0aW9uEgwKBG5hbWUYASABKAkSDwoHdmVyc2lvbhgCIAEoCRIQCghsYW5ndWFnZRgDIAEoCRIYChBsYW5ndWFnZV92ZXJzaW9uGAQgASgJEhAKCGhvbWVwYWdlGAUgASgJEg8KB2FkYXB0ZXIYBiABKAki8gIKCUFnZW50U3BlYxIQCghhZ2VudF9pZBgBIAEoCRIyCghleGVjdXRvchgCIAEoDjIgLnJvYy5jb25mb3JtYW5jZS52MS5FeGVjdXRvcktpbmQSMAoFbW9kZWwYAyABKAsyIS5yb2MuY29uZm9ybWFuY2UudjEuU2NyaXB0ZWRNb2RlbBIrCgV0b29scxgEIAMoCzIcLnJvYy5jb25mb3JtYW5jZS52MS5Ub29sU3BlYxIrCgVob29rcxgFIAMoCzIcLnJvYy5jb25mb3JtYW5jZS52MS5Ib29rU3BlYxImCgVzdGF0ZRgGIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSNgoJaW50ZWdyaXR5GAcgASgLMiMucm9jLmNvbmZvcm1hbmNlLnYxLkludGVncml0eUNvbmZpZxIzCgdzZXNzaW9uGAggASgLMiIucm9jLmNvbmZvcm1hbmNlLnYxLlNlc3Npb25CaW5kaW5nIjMKDlNlc3Npb25CaW5kaW5nEg0KBXN0b3JlGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiMQoPSW50ZWdyaXR5Q29uZmlnEg4KBmtleV9pZBgBIAEoCRIOCgZzZWNyZXQYAiABKAkiPQoNU2NyaXB0ZWRNb2RlbBIsCgV0dXJucxgBIAMoCzIdLnJvYy5jb25mb3JtYW5jZS52MS5Nb2RlbFR1cm4iMgoJTW9kZWxUdXJuEiUKB2NvbnRlbnQYASADKAsyFC5yb2MudjEuQ29udGVudEJsb2NrIkEKCFRvb2xTcGVjEgwKBG5hbWUYASABKAkSJwoFc3RlcHMYAiADKAsyGC5yb2MuY29uZm9ybWFuY2UudjEuU3RlcCKHAQoISG9va1NwZWMSLAoFZXZlbnQYASABKA4yHS5yb2MuY29uZm9ybWFuY2UudjEuSG9va0V2ZW50EhYKCXRvb2xfbmFtZRgCIAEoCUgAiAEBEicKBXN0ZXBzGAMgAygLMhgucm9jLmNvbmZvcm1hbmNlLnYxLlN0ZXBCDAoKX3Rvb2xfbmFtZSK7AwoEU3RlcBI2CglpbnRlcnJ1cHQYASABKAsyIS5yb2MuY29uZm9ybWFuY2UudjEuSW50ZXJydXB0U3RlcEgAEjAKBnJldHVybhgCIAEoCzIeLnJvYy5jb25mb3JtYW5jZS52MS5SZXR1cm5TdGVwSAASLAoEZmFpbBgDIAEoCzIcLnJvYy5jb25mb3JtYW5jZS52MS5GYWlsU3RlcEgAEjAKBmNhbmNlbBgEIAEoCzIeLnJvYy5jb25mb3JtYW5jZS52MS5DYW5jZWxTdGVwSAASNQoJY2FuY2VsX2lmGAUgASgLMiAucm9jLmNvbmZvcm1hbmNlLnYxLkNhbmNlbElmU3RlcEgAEjwKDXNraXBfaWZfc3RhdGUYBiABKAsyIy5yb2MuY29uZm9ybWFuY2UudjEuU2tpcElmU3RhdGVTdGVwSAASNQoJc2V0X3N0YXRlGAcgASgLMiAucm9jLmNvbmZvcm1hbmNlLnYxLlNldFN0YXRlU3RlcEgAEjUKCXJ1bl9hZ2VudBgIIAEoCzIgLnJvYy5jb25mb3JtYW5jZS52MS5SdW5BZ2VudFN0ZXBIAEIGCgRzdGVwIrYCCg1JbnRlcnJ1cHRTdGVwEgwKBG5hbWUYASABKAkSJgoGcmVhc29uGAIgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEh4KEXJlYXNvbl9mcm9tX3N0YXRlGAMgASgJSACIAQESKQoIbWV0YWRhdGEYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhcKCmV4cGlyZXNfYXQYBSABKAlIAYgBARI0Cglvbl9leHBpcnkYBiABKAsyIS5yb2MuY29uZm9ybWFuY2UudjEuRXhwaXJ5T3V0Y29tZRIcCg9oYW5kbGVfZGVjaXNpb24YByABKAhIAogBAUIUChJfcmVhc29uX2Zyb21fc3RhdGVCDQoLX2V4cGlyZXNfYXRCEgoQX2hhbmRsZV9kZWNpc2lvbiJDCg1FeHBpcnlPdXRjb21lEhAKCGRlY2lzaW9uGAEgASgJEhQKB21lc3NhZ2UYAiABKAlIAIgBAUIKCghfbWVzc2FnZSJMCgxSdW5BZ2VudFN0ZXASLAoFYWdlbnQYASABKAsyHS5yb2MuY29uZm9ybWFuY2UudjEuQWdlbnRTcGVjEg4KBnByb21wdBgCIAEoCSIzCgpSZXR1cm5TdGVwEiUKBXZhbHVlGAEgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlIhsKCEZhaWxTdGVwEg8KB21lc3NhZ2UYASABKAkiLgoKQ2FuY2VsU3RlcBIUCgdtZXNzYWdlGAEgASgJSACIAQFCCgoIX21lc3NhZ2UiTgoMQ2FuY2VsSWZTdGVwEi0KDWFuc3dlcl9ub3RfaW4YASADKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSDwoHbWVzc2FnZRgCIAEoCSJGCg9Ta2lwSWZTdGF0ZVN0ZXASCwoDa2V5GAEgASgJEiYKBmVxdWFscxgCIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZSJlCgxTZXRTdGF0ZVN0ZXASCwoDa2V5GAEgASgJEhUKC2Zyb21fYW5zd2VyGAIgASgISAASJwoFdmFsdWUYAyABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWVIAEIICgZzb3VyY2UiQQoSQ3JlYXRlQWdlbnRSZXF1ZXN0EisKBHNwZWMYASABKAsyHS5yb2MuY29uZm9ybWFuY2UudjEuQWdlbnRTcGVjIowBChNDcmVhdGVBZ2VudFJlc3BvbnNlEg8KBWFnZW50GAEgASgJSAASOQoNaGFybmVzc19lcnJvchgCIAEoCzIgLnJvYy5jb25mb3JtYW5jZS52MS5IYXJuZXNzRXJyb3JIABIeCgVlcnJvchgDIAEoCzINLnJvYy52MS5FcnJvckgAQgkKB291dGNvbWUinwIKDUludm9rZVJlcXVlc3QSDQoFYWdlbnQYASABKAkSEAoGcHJvbXB0GAIgASgJSAASLQoHY29udGVudBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5MaXN0VmFsdWVIABI5ChNpbnRlcnJ1cHRfcmVzcG9uc2VzGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLkxpc3RWYWx1ZUgAEj4KEGRpcmVjdF90b29sX2NhbGwYBSABKAsyIi5yb2MuY29uZm9ybWFuY2UudjEuRGlyZWN0VG9vbENhbGxIABIuCgdhYmFuZG9uGAggASgLMhsucm9jLmNvbmZvcm1hbmNlLnYxLkFiYW5kb25IAEIHCgVpbnB1dEoECAMQBEoECAQQBSJDCgdBYmFuZG9uEhQKB21lc3NhZ2UYASABKAlIAIgBARIWCg5jb250aW51ZV9tb2RlbBgCIAEoCEIKCghfbWVzc2FnZSJMCg5EaXJlY3RUb29sQ2FsbBIMCgRuYW1lGAEgASgJEiYKBWlucHV0GAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEoECAIQAyL8AgoOSW52b2tlUmVzcG9uc2USJQoGcmVzdWx0GAEgASgLMhMucm9jLnYxLkFnZW50UmVzdWx0SAASHgoFZXJyb3IYAiABKAsyDS5yb2MudjEuRXJyb3JIABIpCgt0b29sX3Jlc3VsdBgDIAEoCzISLnJvYy52MS5Ub29sUmVzdWx0SAASOQoNaGFybmVzc19lcnJvchgEIAEoCzIgLnJvYy5jb25mb3JtYW5jZS52MS5IYXJuZXNzRXJyb3JIABI4CgVjcmFzaBgIIAEoCzInLnJvYy5jb25mb3JtYW5jZS52MS5JbXBsZW1lbnRhdGlvbkNyYXNoSAASLQoFdHJhY2UYBSADKAsyHi5yb2MuY29uZm9ybWFuY2UudjEuVHJhY2VFdmVudBIhCghtZXNzYWdlcxgGIAMoCzIPLnJvYy52MS5NZXNzYWdlEiYKBXN0YXRlGAcgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEIJCgdvdXRjb21lIvcHCgpUcmFjZUV2ZW50EkQKEGludm9jYXRpb25fc3RhcnQYASABKAsyKC5yb2MuY29uZm9ybWFuY2UudjEuSW52b2NhdGlvblN0YXJ0RXZlbnRIABI4Cgptb2RlbF9jYWxsGAIgASgLMiIucm9jLmNvbmZvcm1hbmNlLnYxLk1vZGVsQ2FsbEV2ZW50SAASPAoMYmVmb3JlX3Rvb2xzGAMgASgLMiQucm9jLmNvbmZvcm1hbmNlLnYxLkJlZm9yZVRvb2xzRXZlbnRIABJDChBiZWZvcmVfdG9vbF9jYWxsGAQgASgLMicucm9jLmNvbmZvcm1hbmNlLnYxLkJlZm9yZVRvb2xDYWxsRXZlbnRIABI+Cg1ob29rX2NhbGxiYWNrGAUgASgLMiUucm9jLmNvbmZvcm1hbmNlLnYxLkhvb2tDYWxsYmFja0V2ZW50SAASOAoKdG9vbF9zdGFydBgGIAEoCzIiLnJvYy5jb25mb3JtYW5jZS52MS5Ub29sU3RhcnRFdmVudEgAEjQKCHRvb2xfZW5kGAcgASgLMiAucm9jLmNvbmZvcm1hbmNlLnYxLlRvb2xFbmRFdmVudEgAEkEKD2FmdGVyX3Rvb2xfY2FsbBgIIAEoCzImLnJvYy5jb25mb3JtYW5jZS52MS5BZnRlclRvb2xDYWxsRXZlbnRIABI6CgthZnRlcl90b29scxgJIAEoCzIjLnJvYy5jb25mb3JtYW5jZS52MS5BZnRlclRvb2xzRXZlbnRIABI+Cg1tZXNzYWdlX2FkZGVkGAogASgLMiUucm9jLmNvbmZvcm1hbmNlLnYxLk1lc3NhZ2VBZGRlZEV2ZW50SAASQAoOaW52b2NhdGlvbl9lbmQYCyABKAsyJi5yb2MuY29uZm9ybWFuY2UudjEuSW52b2NhdGlvbkVuZEV2ZW50SAASRgoRYmVmb3JlX2ludm9jYXRpb24YDCABKAsyKS5yb2MuY29uZm9ybWFuY2UudjEuQmVmb3JlSW52b2NhdGlvbkV2ZW50SAASRAoQYWZ0ZXJfaW52b2NhdGlvbhgNIAEoCzIoLnJvYy5jb25mb3JtYW5jZS52MS5BZnRlckludm9jYXRpb25FdmVudEgAEkUKEWJlZm9yZV9tb2RlbF9jYWxsGA4gASgLMigucm9jLmNvbmZvcm1hbmNlLnYxLkJlZm9yZU1vZGVsQ2FsbEV2ZW50SAASQwoQYWZ0ZXJfbW9kZWxfY2FsbBgPIAEoCzInLnJvYy5jb25mb3JtYW5jZS52MS5BZnRlck1vZGVsQ2FsbEV2ZW50SAASEgoKYWdlbnRfcGF0aBgQIAMoCUIHCgVldmVudCIXChVCZWZvcmVJbnZvY2F0aW9uRXZlbnQiFgoUQWZ0ZXJJbnZvY2F0aW9uRXZlbnQiFgoUQmVmb3JlTW9kZWxDYWxsRXZlbnQiFQoTQWZ0ZXJNb2RlbENhbGxFdmVudCIWChRJbnZvY2F0aW9uU3RhcnRFdmVudCIeCg5Nb2RlbENhbGxFdmVudBIMCgR0dXJuGAEgASgNIigKEEJlZm9yZVRvb2xzRXZlbnQSFAoMdG9vbF91c2VfaWRzGAEgAygJIioKE0JlZm9yZVRvb2xDYWxsRXZlbnQSEwoLdG9vbF91c2VfaWQYASABKAkifwoRSG9va0NhbGxiYWNrRXZlbnQSLAoFZXZlbnQYASABKA4yHS5yb2MuY29uZm9ybWFuY2UudjEuSG9va0V2ZW50EhIKCmhvb2tfaW5kZXgYAiABKA0SGAoLdG9vbF91c2VfaWQYAyABKAlIAIgBAUIOCgxfdG9vbF91c2VfaWQiMwoOVG9vbFN0YXJ0RXZlbnQSEwoLdG9vbF91c2VfaWQYASABKAkSDAoEbmFtZRgCIAEoCSJVCgxUb29sRW5kRXZlbnQSEwoLdG9vbF91c2VfaWQYASABKAkSMAoHb3V0Y29tZRgCIAEoDjIfLnJvYy5jb25mb3JtYW5jZS52MS5Ub29sT3V0Y29tZSJTChJBZnRlclRvb2xDYWxsRXZlbnQSEwoLdG9vbF91c2VfaWQYASABKAkSKAoGc3RhdHVzGAIgASgOMhgucm9jLnYxLlRvb2xSZXN1bHRTdGF0dXMiJwoPQWZ0ZXJUb29sc0V2ZW50EhQKDHRvb2xfdXNlX2lkcxgBIAMoCSIvChFNZXNzYWdlQWRkZWRFdmVudBIaCgRyb2xlGAEgASgOMgwucm9jLnYxLlJvbGUiPQoSSW52b2NhdGlvbkVuZEV2ZW50EicKC3N0b3BfcmVhc29uGAEgASgOMhIucm9jLnYxLlN0b3BSZWFzb24iNAoTVGFrZVNuYXBzaG90UmVxdWVzdBINCgVhZ2VudBgBIAEoCRIOCgZzdG9yZWQYAiABKAgilQEKFFRha2VTbmFwc2hvdFJlc3BvbnNlEhcKDXNuYXBzaG90X2pzb24YASABKAlIABIeCgVlcnJvchgCIAEoCzINLnJvYy52MS5FcnJvckgAEjkKDWhhcm5lc3NfZXJyb3IYAyABKAsyIC5yb2MuY29uZm9ybWFuY2UudjEuSGFybmVzc0Vycm9ySABCCQoHb3V0Y29tZSJ0ChNSZXN0b3JlQWdlbnRSZXF1ZXN0EhUKDXNuYXBzaG90X2pzb24YASABKAkSKwoEc3BlYxgCIAEoCzIdLnJvYy5jb25mb3JtYW5jZS52MS5BZ2VudFNwZWMSGQoRbW9kZWxfdHVybl9vZmZzZXQYAyABKA0ivAEKFFJlc3RvcmVBZ2VudFJlc3BvbnNlEg8KBWFnZW50GAEgASgJSAASHgoFZXJyb3IYAiABKAsyDS5yb2MudjEuRXJyb3JIABI5Cg1oYXJuZXNzX2Vycm9yGAMgASgLMiAucm9jLmNvbmZvcm1hbmNlLnYxLkhhcm5lc3NFcnJvckgAEi0KBXRyYWNlGAQgAygLMh4ucm9jLmNvbmZvcm1hbmNlLnYxLlRyYWNlRXZlbnRCCQoHb3V0Y29tZSIkChNEaXNwb3NlQWdlbnRSZXF1ZXN0Eg0KBWFnZW50GAEgASgJIk8KFERpc3Bvc2VBZ2VudFJlc3BvbnNlEjcKDWhhcm5lc3NfZXJyb3IYASABKAsyIC5yb2MuY29uZm9ybWFuY2UudjEuSGFybmVzc0Vycm9yIiQKE0luc3BlY3RBZ2VudFJlcXVlc3QSDQoFYWdlbnQYASABKAkilwEKFEluc3BlY3RBZ2VudFJlc3BvbnNlEjkKCmluc3BlY3Rpb24YASABKAsyIy5yb2MuY29uZm9ybWFuY2UudjEuQWdlbnRJbnNwZWN0aW9uSAASOQoNaGFybmVzc19lcnJvchgCIAEoCzIgLnJvYy5jb25mb3JtYW5jZS52MS5IYXJuZXNzRXJyb3JIAEIJCgdvdXRjb21lIv8BCg9BZ2VudEluc3BlY3Rpb24SEQoJYWN0aXZhdGVkGAEgASgIEjoKCmludGVycnVwdHMYAiADKAsyJi5yb2MuY29uZm9ybWFuY2UudjEuSW5zcGVjdGVkSW50ZXJydXB0Eh4KFnByZXNlcnZlZF90b29sX3VzZV9pZHMYAyADKAkSMgoZcGVuZGluZ19hc3Npc3RhbnRfbWVzc2FnZRgEIAEoCzIPLnJvYy52MS5NZXNzYWdlEiEKCG1lc3NhZ2VzGAUgAygLMg8ucm9jLnYxLk1lc3NhZ2USJgoFc3RhdGUYBiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IuYBChJJbnNwZWN0ZWRJbnRlcnJ1cHQSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRImCgZyZWFzb24YAyABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSJwoGc291cmNlGAQgASgLMhcucm9jLnYxLkludGVycnVwdFNvdXJjZRIQCghhbnN3ZXJlZBgFIAEoCBIoCghyZXNwb25zZRgGIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRIpCghtZXRhZGF0YRgHIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QiZwoSTGlzdFBlbmRpbmdSZXF1ZXN0Eg8KBWFnZW50GAEgASgJSAASNgoIc25hcHNob3QYAiABKAsyIi5yb2MuY29uZm9ybWFuY2UudjEuU25hcHNob3RTb3VyY2VIAEIICgZ0YXJnZXQiVAoOU25hcHNob3RTb3VyY2USFQoNc25hcHNob3RfanNvbhgBIAEoCRIrCgRzcGVjGAIgASgLMh0ucm9jLmNvbmZvcm1hbmNlLnYxLkFnZW50U3BlYyKqAQoTTGlzdFBlbmRpbmdSZXNwb25zZRItCgdwZW5kaW5nGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLkxpc3RWYWx1ZUgAEh4KBWVycm9yGAIgASgLMg0ucm9jLnYxLkVycm9ySAASOQoNaGFybmVzc19lcnJvchgDIAEoCzIgLnJvYy5jb25mb3JtYW5jZS52MS5IYXJuZXNzRXJyb3JIAEIJCgdvdXRjb21lIkUKE0ltcGxlbWVudGF0aW9uQ3Jhc2gSDAoEdHlwZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEg8KB2RldGFpbHMYAyABKAkiMAoMSGFybmVzc0Vycm9yEg8KB21lc3NhZ2UYASABKAkSDwoHZGV0YWlscxgCIAEoCSppCgxFeGVjdXRvcktpbmQSHQoZRVhFQ1VUT1JfS0lORF9VTlNQRUNJRklFRBAAEhwKGEVYRUNVVE9SX0tJTkRfU0VRVUVOVElBTBABEhwKGEVYRUNVVE9SX0tJTkRfQ09OQ1VSUkVOVBACKqEBCglIb29rRXZlbnQSGgoWSE9PS19FVkVOVF9VTlNQRUNJRklFRBAAEhsKF0hPT0tfRVZFTlRfQkVGT1JFX1RPT0xTEAESHwobSE9PS19FVkVOVF9CRUZPUkVfVE9PTF9DQUxMEAISHgoaSE9PS19FVkVOVF9BRlRFUl9UT09MX0NBTEwQAxIaChZIT09LX0VWRU5UX0FGVEVSX1RPT0xTEAQqfQoLVG9vbE91dGNvbWUSHAoYVE9PTF9PVVRDT01FX1VOU1BFQ0lGSUVEEAASGQoVVE9PTF9PVVRDT01FX1JFVFVSTkVEEAESFwoTVE9PTF9PVVRDT01FX0ZBSUxFRBACEhwKGFRPT0xfT1VUQ09NRV9JTlRFUlJVUFRFRBADMoQGCg5IYXJuZXNzU2VydmljZRJVCghEZXNjcmliZRIjLnJvYy5jb25mb3JtYW5jZS52MS5EZXNjcmliZVJlcXVlc3QaJC5yb2MuY29uZm9ybWFuY2UudjEuRGVzY3JpYmVSZXNwb25zZRJeCgtDcmVhdGVBZ2VudBImLnJvYy5jb25mb3JtYW5jZS52MS5DcmVhdGVBZ2VudFJlcXVlc3QaJy5yb2MuY29uZm9ybWFuY2UudjEuQ3JlYXRlQWdlbnRSZXNwb25zZRJPCgZJbnZva2USIS5yb2MuY29uZm9ybWFuY2UudjEuSW52b2tlUmVxdWVzdBoiLnJvYy5jb25mb3JtYW5jZS52MS5JbnZva2VSZXNwb25zZRJhCgxUYWtlU25hcHNob3QSJy5yb2MuY29uZm9ybWFuY2UudjEuVGFrZVNuYXBzaG90UmVxdWVzdBooLnJvYy5jb25mb3JtYW5jZS52MS5UYWtlU25hcHNob3RSZXNwb25zZRJhCgxSZXN0b3JlQWdlbnQSJy5yb2MuY29uZm9ybWFuY2UudjEuUmVzdG9yZUFnZW50UmVxdWVzdBooLnJvYy5jb25mb3JtYW5jZS52MS5SZXN0b3JlQWdlbnRSZXNwb25zZRJhCgxEaXNwb3NlQWdlbnQSJy5yb2MuY29uZm9ybWFuY2UudjEuRGlzcG9zZUFnZW50UmVxdWVzdBooLnJvYy5jb25mb3JtYW5jZS52MS5EaXNwb3NlQWdlbnRSZXNwb25zZRJhCgxJbnNwZWN0QWdlbnQSJy5yb2MuY29uZm9ybWFuY2UudjEuSW5zcGVjdEFnZW50UmVxdWVzdBooLnJvYy5jb25mb3JtYW5jZS52MS5JbnNwZWN0QWdlbnRSZXNwb25zZRJeCgtMaXN0UGVuZGluZxImLnJvYy5jb25mb3JtYW5jZS52MS5MaXN0UGVuZGluZ1JlcXVlc3QaJy5yb2MuY29uZm9ybWFuY2UudjEuTGlzdFBlbmRpbmdSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_struct, file_roc_v1_agent_result, file_roc_v1_error, file_roc_v1_interrupt, file_roc_v1_message]);
+  fileDesc("CiByb2MvY29uZm9ybWFuY2UvdjEvaGFybmVzcy5wcm90bxIScm9jLmNvbmZvcm1hbmNlLnYxIjMKD0Rlc2NyaWJlUmVxdWVzdBIgChhoYXJuZXNzX3Byb3RvY29sX3ZlcnNpb24YASABKA0itgIKEERlc2NyaWJlUmVzcG9uc2USIAoYaGFybmVzc19wcm90b2NvbF92ZXJzaW9uGAEgASgNEjoKDmltcGxlbWVudGF0aW9uGAIgASgLMiIucm9jLmNvbmZvcm1hbmNlLnYxLkltcGxlbWVudGF0aW9uEhUKDXNwZWNfdmVyc2lvbnMYAyADKAkSEAoIcHJvZmlsZXMYBCADKAkSTwoObm90X2FwcGxpY2FibGUYBSADKAsyNy5yb2MuY29uZm9ybWFuY2UudjEuRGVzY3JpYmVSZXNwb25zZS5Ob3RBcHBsaWNhYmxlRW50cnkSFAoMY2FwYWJpbGl0aWVzGAYgAygJGjQKEk5vdEFwcGxpY2FibGVFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIn4KDkltcGxlbWVudGF0aW9uEgwKBG5hbWUYASABKAkSDwoHdmVyc2lvbhgCIAEoCRIQCghsYW5ndWFnZRgDIAEoCRIYChBsYW5ndWFnZV92ZXJzaW9uGAQgASgJEhAKCGhvbWVwYWdlGAUgASgJEg8KB2FkYXB0ZXIYBiABKAki8gIKCUFnZW50U3BlYxIQCghhZ2VudF9pZBgBIAEoCRIyCghleGVjdXRvchgCIAEoDjIgLnJvYy5jb25mb3JtYW5jZS52MS5FeGVjdXRvcktpbmQSMAoFbW9kZWwYAyABKAsyIS5yb2MuY29uZm9ybWFuY2UudjEuU2NyaXB0ZWRNb2RlbBIrCgV0b29scxgEIAMoCzIcLnJvYy5jb25mb3JtYW5jZS52MS5Ub29sU3BlYxIrCgVob29rcxgFIAMoCzIcLnJvYy5jb25mb3JtYW5jZS52MS5Ib29rU3BlYxImCgVzdGF0ZRgGIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSNgoJaW50ZWdyaXR5GAcgASgLMiMucm9jLmNvbmZvcm1hbmNlLnYxLkludGVncml0eUNvbmZpZxIzCgdzZXNzaW9uGAggASgLMiIucm9jLmNvbmZvcm1hbmNlLnYxLlNlc3Npb25CaW5kaW5nIjMKDlNlc3Npb25CaW5kaW5nEg0KBXN0b3JlGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiMQoPSW50ZWdyaXR5Q29uZmlnEg4KBmtleV9pZBgBIAEoCRIOCgZzZWNyZXQYAiABKAkiPQoNU2NyaXB0ZWRNb2RlbBIsCgV0dXJucxgBIAMoCzIdLnJvYy5jb25mb3JtYW5jZS52MS5Nb2RlbFR1cm4iMgoJTW9kZWxUdXJuEiUKB2NvbnRlbnQYASADKAsyFC5yb2MudjEuQ29udGVudEJsb2NrIkEKCFRvb2xTcGVjEgwKBG5hbWUYASABKAkSJwoFc3RlcHMYAiADKAsyGC5yb2MuY29uZm9ybWFuY2UudjEuU3RlcCKHAQoISG9va1NwZWMSLAoFZXZlbnQYASABKA4yHS5yb2MuY29uZm9ybWFuY2UudjEuSG9va0V2ZW50EhYKCXRvb2xfbmFtZRgCIAEoCUgAiAEBEicKBXN0ZXBzGAMgAygLMhgucm9jLmNvbmZvcm1hbmNlLnYxLlN0ZXBCDAoKX3Rvb2xfbmFtZSK7AwoEU3RlcBI2CglpbnRlcnJ1cHQYASABKAsyIS5yb2MuY29uZm9ybWFuY2UudjEuSW50ZXJydXB0U3RlcEgAEjAKBnJldHVybhgCIAEoCzIeLnJvYy5jb25mb3JtYW5jZS52MS5SZXR1cm5TdGVwSAASLAoEZmFpbBgDIAEoCzIcLnJvYy5jb25mb3JtYW5jZS52MS5GYWlsU3RlcEgAEjAKBmNhbmNlbBgEIAEoCzIeLnJvYy5jb25mb3JtYW5jZS52MS5DYW5jZWxTdGVwSAASNQoJY2FuY2VsX2lmGAUgASgLMiAucm9jLmNvbmZvcm1hbmNlLnYxLkNhbmNlbElmU3RlcEgAEjwKDXNraXBfaWZfc3RhdGUYBiABKAsyIy5yb2MuY29uZm9ybWFuY2UudjEuU2tpcElmU3RhdGVTdGVwSAASNQoJc2V0X3N0YXRlGAcgASgLMiAucm9jLmNvbmZvcm1hbmNlLnYxLlNldFN0YXRlU3RlcEgAEjUKCXJ1bl9hZ2VudBgIIAEoCzIgLnJvYy5jb25mb3JtYW5jZS52MS5SdW5BZ2VudFN0ZXBIAEIGCgRzdGVwIrYCCg1JbnRlcnJ1cHRTdGVwEgwKBG5hbWUYASABKAkSJgoGcmVhc29uGAIgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEh4KEXJlYXNvbl9mcm9tX3N0YXRlGAMgASgJSACIAQESKQoIbWV0YWRhdGEYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhcKCmV4cGlyZXNfYXQYBSABKAlIAYgBARI0Cglvbl9leHBpcnkYBiABKAsyIS5yb2MuY29uZm9ybWFuY2UudjEuRXhwaXJ5T3V0Y29tZRIcCg9oYW5kbGVfZGVjaXNpb24YByABKAhIAogBAUIUChJfcmVhc29uX2Zyb21fc3RhdGVCDQoLX2V4cGlyZXNfYXRCEgoQX2hhbmRsZV9kZWNpc2lvbiJDCg1FeHBpcnlPdXRjb21lEhAKCGRlY2lzaW9uGAEgASgJEhQKB21lc3NhZ2UYAiABKAlIAIgBAUIKCghfbWVzc2FnZSJMCgxSdW5BZ2VudFN0ZXASLAoFYWdlbnQYASABKAsyHS5yb2MuY29uZm9ybWFuY2UudjEuQWdlbnRTcGVjEg4KBnByb21wdBgCIAEoCSIzCgpSZXR1cm5TdGVwEiUKBXZhbHVlGAEgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlIhsKCEZhaWxTdGVwEg8KB21lc3NhZ2UYASABKAkiLgoKQ2FuY2VsU3RlcBIUCgdtZXNzYWdlGAEgASgJSACIAQFCCgoIX21lc3NhZ2UiTgoMQ2FuY2VsSWZTdGVwEi0KDWFuc3dlcl9ub3RfaW4YASADKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSDwoHbWVzc2FnZRgCIAEoCSJGCg9Ta2lwSWZTdGF0ZVN0ZXASCwoDa2V5GAEgASgJEiYKBmVxdWFscxgCIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZSJlCgxTZXRTdGF0ZVN0ZXASCwoDa2V5GAEgASgJEhUKC2Zyb21fYW5zd2VyGAIgASgISAASJwoFdmFsdWUYAyABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWVIAEIICgZzb3VyY2UifQoSQ3JlYXRlQWdlbnRSZXF1ZXN0EisKBHNwZWMYASABKAsyHS5yb2MuY29uZm9ybWFuY2UudjEuQWdlbnRTcGVjEjoKDG9yY2hlc3RyYXRvchgCIAEoCzIkLnJvYy5jb25mb3JtYW5jZS52MS5PcmNoZXN0cmF0b3JTcGVjIvIBChBPcmNoZXN0cmF0b3JTcGVjEjIKBGtpbmQYASABKA4yJC5yb2MuY29uZm9ybWFuY2UudjEuT3JjaGVzdHJhdG9yS2luZBIrCgVub2RlcxgCIAMoCzIcLnJvYy5jb25mb3JtYW5jZS52MS5Ob2RlU3BlYxInCgVlZGdlcxgDIAMoCzIYLnJvYy5jb25mb3JtYW5jZS52MS5FZGdlEg0KBWVudHJ5GAQgASgJEhQKDG1heF9oYW5kb2ZmcxgFIAEoDRIvCgVob29rcxgGIAMoCzIgLnJvYy5jb25mb3JtYW5jZS52MS5Ob2RlSG9va1NwZWMiSQoITm9kZVNwZWMSDwoHbm9kZV9pZBgBIAEoCRIsCgVhZ2VudBgCIAEoCzIdLnJvYy5jb25mb3JtYW5jZS52MS5BZ2VudFNwZWMiNAoERWRnZRIXCglmcm9tX25vZGUYASABKAlSBGZyb20SEwoHdG9fbm9kZRgCIAEoCVICdG8ihwEKDE5vZGVIb29rU3BlYxIsCgVldmVudBgBIAEoDjIdLnJvYy5jb25mb3JtYW5jZS52MS5Ib29rRXZlbnQSFAoHbm9kZV9pZBgCIAEoCUgAiAEBEicKBXN0ZXBzGAMgAygLMhgucm9jLmNvbmZvcm1hbmNlLnYxLlN0ZXBCCgoIX25vZGVfaWQijAEKE0NyZWF0ZUFnZW50UmVzcG9uc2USDwoFYWdlbnQYASABKAlIABI5Cg1oYXJuZXNzX2Vycm9yGAIgASgLMiAucm9jLmNvbmZvcm1hbmNlLnYxLkhhcm5lc3NFcnJvckgAEh4KBWVycm9yGAMgASgLMg0ucm9jLnYxLkVycm9ySABCCQoHb3V0Y29tZSKfAgoNSW52b2tlUmVxdWVzdBINCgVhZ2VudBgBIAEoCRIQCgZwcm9tcHQYAiABKAlIABItCgdjb250ZW50GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLkxpc3RWYWx1ZUgAEjkKE2ludGVycnVwdF9yZXNwb25zZXMYByABKAsyGi5nb29nbGUucHJvdG9idWYuTGlzdFZhbHVlSAASPgoQZGlyZWN0X3Rvb2xfY2FsbBgFIAEoCzIiLnJvYy5jb25mb3JtYW5jZS52MS5EaXJlY3RUb29sQ2FsbEgAEi4KB2FiYW5kb24YCCABKAsyGy5yb2MuY29uZm9ybWFuY2UudjEuQWJhbmRvbkgAQgcKBWlucHV0SgQIAxAESgQIBBAFIkMKB0FiYW5kb24SFAoHbWVzc2FnZRgBIAEoCUgAiAEBEhYKDmNvbnRpbnVlX21vZGVsGAIgASgIQgoKCF9tZXNzYWdlIkwKDkRpcmVjdFRvb2xDYWxsEgwKBG5hbWUYASABKAkSJgoFaW5wdXQYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0SgQIAhADIsMDCg5JbnZva2VSZXNwb25zZRIlCgZyZXN1bHQYASABKAsyEy5yb2MudjEuQWdlbnRSZXN1bHRIABIeCgVlcnJvchgCIAEoCzINLnJvYy52MS5FcnJvckgAEikKC3Rvb2xfcmVzdWx0GAMgASgLMhIucm9jLnYxLlRvb2xSZXN1bHRIABI5Cg1oYXJuZXNzX2Vycm9yGAQgASgLMiAucm9jLmNvbmZvcm1hbmNlLnYxLkhhcm5lc3NFcnJvckgAEjgKBWNyYXNoGAggASgLMicucm9jLmNvbmZvcm1hbmNlLnYxLkltcGxlbWVudGF0aW9uQ3Jhc2hIABJFChNvcmNoZXN0cmF0b3JfcmVzdWx0GAkgASgLMiYucm9jLmNvbmZvcm1hbmNlLnYxLk9yY2hlc3RyYXRvclJlc3VsdEgAEi0KBXRyYWNlGAUgAygLMh4ucm9jLmNvbmZvcm1hbmNlLnYxLlRyYWNlRXZlbnQSIQoIbWVzc2FnZXMYBiADKAsyDy5yb2MudjEuTWVzc2FnZRImCgVzdGF0ZRgHIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCCQoHb3V0Y29tZSL6AQoST3JjaGVzdHJhdG9yUmVzdWx0EhMKC3N0b3BfcmVhc29uGAEgASgJEiUKCmludGVycnVwdHMYAiADKAsyES5yb2MudjEuSW50ZXJydXB0EiwKB3Jlc3VsdHMYAyADKAsyGy5yb2MuY29uZm9ybWFuY2UudjEuTm9kZVJ1bhJICgljYW5jZWxsZWQYBCADKAsyNS5yb2MuY29uZm9ybWFuY2UudjEuT3JjaGVzdHJhdG9yUmVzdWx0LkNhbmNlbGxlZEVudHJ5GjAKDkNhbmNlbGxlZEVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiTgoHTm9kZVJ1bhIPCgdub2RlX2lkGAEgASgJEg0KBXZpc2l0GAIgASgNEiMKBnJlc3VsdBgDIAEoCzITLnJvYy52MS5BZ2VudFJlc3VsdCLnCAoKVHJhY2VFdmVudBJEChBpbnZvY2F0aW9uX3N0YXJ0GAEgASgLMigucm9jLmNvbmZvcm1hbmNlLnYxLkludm9jYXRpb25TdGFydEV2ZW50SAASOAoKbW9kZWxfY2FsbBgCIAEoCzIiLnJvYy5jb25mb3JtYW5jZS52MS5Nb2RlbENhbGxFdmVudEgAEjwKDGJlZm9yZV90b29scxgDIAEoCzIkLnJvYy5jb25mb3JtYW5jZS52MS5CZWZvcmVUb29sc0V2ZW50SAASQwoQYmVmb3JlX3Rvb2xfY2FsbBgEIAEoCzInLnJvYy5jb25mb3JtYW5jZS52MS5CZWZvcmVUb29sQ2FsbEV2ZW50SAASPgoNaG9va19jYWxsYmFjaxgFIAEoCzIlLnJvYy5jb25mb3JtYW5jZS52MS5Ib29rQ2FsbGJhY2tFdmVudEgAEjgKCnRvb2xfc3RhcnQYBiABKAsyIi5yb2MuY29uZm9ybWFuY2UudjEuVG9vbFN0YXJ0RXZlbnRIABI0Cgh0b29sX2VuZBgHIAEoCzIgLnJvYy5jb25mb3JtYW5jZS52MS5Ub29sRW5kRXZlbnRIABJBCg9hZnRlcl90b29sX2NhbGwYCCABKAsyJi5yb2MuY29uZm9ybWFuY2UudjEuQWZ0ZXJUb29sQ2FsbEV2ZW50SAASOgoLYWZ0ZXJfdG9vbHMYCSABKAsyIy5yb2MuY29uZm9ybWFuY2UudjEuQWZ0ZXJUb29sc0V2ZW50SAASPgoNbWVzc2FnZV9hZGRlZBgKIAEoCzIlLnJvYy5jb25mb3JtYW5jZS52MS5NZXNzYWdlQWRkZWRFdmVudEgAEkAKDmludm9jYXRpb25fZW5kGAsgASgLMiYucm9jLmNvbmZvcm1hbmNlLnYxLkludm9jYXRpb25FbmRFdmVudEgAEkYKEWJlZm9yZV9pbnZvY2F0aW9uGAwgASgLMikucm9jLmNvbmZvcm1hbmNlLnYxLkJlZm9yZUludm9jYXRpb25FdmVudEgAEkQKEGFmdGVyX2ludm9jYXRpb24YDSABKAsyKC5yb2MuY29uZm9ybWFuY2UudjEuQWZ0ZXJJbnZvY2F0aW9uRXZlbnRIABJFChFiZWZvcmVfbW9kZWxfY2FsbBgOIAEoCzIoLnJvYy5jb25mb3JtYW5jZS52MS5CZWZvcmVNb2RlbENhbGxFdmVudEgAEkMKEGFmdGVyX21vZGVsX2NhbGwYDyABKAsyJy5yb2MuY29uZm9ybWFuY2UudjEuQWZ0ZXJNb2RlbENhbGxFdmVudEgAEjgKCm5vZGVfc3RhcnQYESABKAsyIi5yb2MuY29uZm9ybWFuY2UudjEuTm9kZVN0YXJ0RXZlbnRIABI0Cghub2RlX2VuZBgSIAEoCzIgLnJvYy5jb25mb3JtYW5jZS52MS5Ob2RlRW5kRXZlbnRIABISCgphZ2VudF9wYXRoGBAgAygJQgcKBWV2ZW50IjAKDk5vZGVTdGFydEV2ZW50Eg8KB25vZGVfaWQYASABKAkSDQoFdmlzaXQYAiABKA0iYAoMTm9kZUVuZEV2ZW50Eg8KB25vZGVfaWQYASABKAkSDQoFdmlzaXQYAiABKA0SMAoHb3V0Y29tZRgDIAEoDjIfLnJvYy5jb25mb3JtYW5jZS52MS5Ob2RlT3V0Y29tZSIXChVCZWZvcmVJbnZvY2F0aW9uRXZlbnQiFgoUQWZ0ZXJJbnZvY2F0aW9uRXZlbnQiFgoUQmVmb3JlTW9kZWxDYWxsRXZlbnQiFQoTQWZ0ZXJNb2RlbENhbGxFdmVudCIWChRJbnZvY2F0aW9uU3RhcnRFdmVudCIeCg5Nb2RlbENhbGxFdmVudBIMCgR0dXJuGAEgASgNIigKEEJlZm9yZVRvb2xzRXZlbnQSFAoMdG9vbF91c2VfaWRzGAEgAygJIioKE0JlZm9yZVRvb2xDYWxsRXZlbnQSEwoLdG9vbF91c2VfaWQYASABKAkivwEKEUhvb2tDYWxsYmFja0V2ZW50EiwKBWV2ZW50GAEgASgOMh0ucm9jLmNvbmZvcm1hbmNlLnYxLkhvb2tFdmVudBISCgpob29rX2luZGV4GAIgASgNEhgKC3Rvb2xfdXNlX2lkGAMgASgJSACIAQESFAoHbm9kZV9pZBgEIAEoCUgBiAEBEhIKBXZpc2l0GAUgASgNSAKIAQFCDgoMX3Rvb2xfdXNlX2lkQgoKCF9ub2RlX2lkQggKBl92aXNpdCIzCg5Ub29sU3RhcnRFdmVudBITCgt0b29sX3VzZV9pZBgBIAEoCRIMCgRuYW1lGAIgASgJIlUKDFRvb2xFbmRFdmVudBITCgt0b29sX3VzZV9pZBgBIAEoCRIwCgdvdXRjb21lGAIgASgOMh8ucm9jLmNvbmZvcm1hbmNlLnYxLlRvb2xPdXRjb21lIlMKEkFmdGVyVG9vbENhbGxFdmVudBITCgt0b29sX3VzZV9pZBgBIAEoCRIoCgZzdGF0dXMYAiABKA4yGC5yb2MudjEuVG9vbFJlc3VsdFN0YXR1cyInCg9BZnRlclRvb2xzRXZlbnQSFAoMdG9vbF91c2VfaWRzGAEgAygJIi8KEU1lc3NhZ2VBZGRlZEV2ZW50EhoKBHJvbGUYASABKA4yDC5yb2MudjEuUm9sZSI9ChJJbnZvY2F0aW9uRW5kRXZlbnQSJwoLc3RvcF9yZWFzb24YASABKA4yEi5yb2MudjEuU3RvcFJlYXNvbiI0ChNUYWtlU25hcHNob3RSZXF1ZXN0Eg0KBWFnZW50GAEgASgJEg4KBnN0b3JlZBgCIAEoCCKVAQoUVGFrZVNuYXBzaG90UmVzcG9uc2USFwoNc25hcHNob3RfanNvbhgBIAEoCUgAEh4KBWVycm9yGAIgASgLMg0ucm9jLnYxLkVycm9ySAASOQoNaGFybmVzc19lcnJvchgDIAEoCzIgLnJvYy5jb25mb3JtYW5jZS52MS5IYXJuZXNzRXJyb3JIAEIJCgdvdXRjb21lInQKE1Jlc3RvcmVBZ2VudFJlcXVlc3QSFQoNc25hcHNob3RfanNvbhgBIAEoCRIrCgRzcGVjGAIgASgLMh0ucm9jLmNvbmZvcm1hbmNlLnYxLkFnZW50U3BlYxIZChFtb2RlbF90dXJuX29mZnNldBgDIAEoDSK8AQoUUmVzdG9yZUFnZW50UmVzcG9uc2USDwoFYWdlbnQYASABKAlIABIeCgVlcnJvchgCIAEoCzINLnJvYy52MS5FcnJvckgAEjkKDWhhcm5lc3NfZXJyb3IYAyABKAsyIC5yb2MuY29uZm9ybWFuY2UudjEuSGFybmVzc0Vycm9ySAASLQoFdHJhY2UYBCADKAsyHi5yb2MuY29uZm9ybWFuY2UudjEuVHJhY2VFdmVudEIJCgdvdXRjb21lIiQKE0Rpc3Bvc2VBZ2VudFJlcXVlc3QSDQoFYWdlbnQYASABKAkiTwoURGlzcG9zZUFnZW50UmVzcG9uc2USNwoNaGFybmVzc19lcnJvchgBIAEoCzIgLnJvYy5jb25mb3JtYW5jZS52MS5IYXJuZXNzRXJyb3IiJAoTSW5zcGVjdEFnZW50UmVxdWVzdBINCgVhZ2VudBgBIAEoCSKXAQoUSW5zcGVjdEFnZW50UmVzcG9uc2USOQoKaW5zcGVjdGlvbhgBIAEoCzIjLnJvYy5jb25mb3JtYW5jZS52MS5BZ2VudEluc3BlY3Rpb25IABI5Cg1oYXJuZXNzX2Vycm9yGAIgASgLMiAucm9jLmNvbmZvcm1hbmNlLnYxLkhhcm5lc3NFcnJvckgAQgkKB291dGNvbWUi/wEKD0FnZW50SW5zcGVjdGlvbhIRCglhY3RpdmF0ZWQYASABKAgSOgoKaW50ZXJydXB0cxgCIAMoCzImLnJvYy5jb25mb3JtYW5jZS52MS5JbnNwZWN0ZWRJbnRlcnJ1cHQSHgoWcHJlc2VydmVkX3Rvb2xfdXNlX2lkcxgDIAMoCRIyChlwZW5kaW5nX2Fzc2lzdGFudF9tZXNzYWdlGAQgASgLMg8ucm9jLnYxLk1lc3NhZ2USIQoIbWVzc2FnZXMYBSADKAsyDy5yb2MudjEuTWVzc2FnZRImCgVzdGF0ZRgGIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3Qi5gEKEkluc3BlY3RlZEludGVycnVwdBIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEiYKBnJlYXNvbhgDIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRInCgZzb3VyY2UYBCABKAsyFy5yb2MudjEuSW50ZXJydXB0U291cmNlEhAKCGFuc3dlcmVkGAUgASgIEigKCHJlc3BvbnNlGAYgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEikKCG1ldGFkYXRhGAcgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCJnChJMaXN0UGVuZGluZ1JlcXVlc3QSDwoFYWdlbnQYASABKAlIABI2CghzbmFwc2hvdBgCIAEoCzIiLnJvYy5jb25mb3JtYW5jZS52MS5TbmFwc2hvdFNvdXJjZUgAQggKBnRhcmdldCJUCg5TbmFwc2hvdFNvdXJjZRIVCg1zbmFwc2hvdF9qc29uGAEgASgJEisKBHNwZWMYAiABKAsyHS5yb2MuY29uZm9ybWFuY2UudjEuQWdlbnRTcGVjIqoBChNMaXN0UGVuZGluZ1Jlc3BvbnNlEi0KB3BlbmRpbmcYASABKAsyGi5nb29nbGUucHJvdG9idWYuTGlzdFZhbHVlSAASHgoFZXJyb3IYAiABKAsyDS5yb2MudjEuRXJyb3JIABI5Cg1oYXJuZXNzX2Vycm9yGAMgASgLMiAucm9jLmNvbmZvcm1hbmNlLnYxLkhhcm5lc3NFcnJvckgAQgkKB291dGNvbWUiRQoTSW1wbGVtZW50YXRpb25DcmFzaBIMCgR0eXBlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkSDwoHZGV0YWlscxgDIAEoCSIwCgxIYXJuZXNzRXJyb3ISDwoHbWVzc2FnZRgBIAEoCRIPCgdkZXRhaWxzGAIgASgJKmkKDEV4ZWN1dG9yS2luZBIdChlFWEVDVVRPUl9LSU5EX1VOU1BFQ0lGSUVEEAASHAoYRVhFQ1VUT1JfS0lORF9TRVFVRU5USUFMEAESHAoYRVhFQ1VUT1JfS0lORF9DT05DVVJSRU5UEAIq4gEKCUhvb2tFdmVudBIaChZIT09LX0VWRU5UX1VOU1BFQ0lGSUVEEAASGwoXSE9PS19FVkVOVF9CRUZPUkVfVE9PTFMQARIfChtIT09LX0VWRU5UX0JFRk9SRV9UT09MX0NBTEwQAhIeChpIT09LX0VWRU5UX0FGVEVSX1RPT0xfQ0FMTBADEhoKFkhPT0tfRVZFTlRfQUZURVJfVE9PTFMQBBIfChtIT09LX0VWRU5UX0JFRk9SRV9OT0RFX0NBTEwQBRIeChpIT09LX0VWRU5UX0FGVEVSX05PREVfQ0FMTBAGKm8KEE9yY2hlc3RyYXRvcktpbmQSIQodT1JDSEVTVFJBVE9SX0tJTkRfVU5TUEVDSUZJRUQQABIbChdPUkNIRVNUUkFUT1JfS0lORF9HUkFQSBABEhsKF09SQ0hFU1RSQVRPUl9LSU5EX1NXQVJNEAIqfQoLVG9vbE91dGNvbWUSHAoYVE9PTF9PVVRDT01FX1VOU1BFQ0lGSUVEEAASGQoVVE9PTF9PVVRDT01FX1JFVFVSTkVEEAESFwoTVE9PTF9PVVRDT01FX0ZBSUxFRBACEhwKGFRPT0xfT1VUQ09NRV9JTlRFUlJVUFRFRBADKoEBCgtOb2RlT3V0Y29tZRIcChhOT0RFX09VVENPTUVfVU5TUEVDSUZJRUQQABIaChZOT0RFX09VVENPTUVfQ09NUExFVEVEEAESHAoYTk9ERV9PVVRDT01FX0lOVEVSUlVQVEVEEAISGgoWTk9ERV9PVVRDT01FX0NBTkNFTExFRBADMoQGCg5IYXJuZXNzU2VydmljZRJVCghEZXNjcmliZRIjLnJvYy5jb25mb3JtYW5jZS52MS5EZXNjcmliZVJlcXVlc3QaJC5yb2MuY29uZm9ybWFuY2UudjEuRGVzY3JpYmVSZXNwb25zZRJeCgtDcmVhdGVBZ2VudBImLnJvYy5jb25mb3JtYW5jZS52MS5DcmVhdGVBZ2VudFJlcXVlc3QaJy5yb2MuY29uZm9ybWFuY2UudjEuQ3JlYXRlQWdlbnRSZXNwb25zZRJPCgZJbnZva2USIS5yb2MuY29uZm9ybWFuY2UudjEuSW52b2tlUmVxdWVzdBoiLnJvYy5jb25mb3JtYW5jZS52MS5JbnZva2VSZXNwb25zZRJhCgxUYWtlU25hcHNob3QSJy5yb2MuY29uZm9ybWFuY2UudjEuVGFrZVNuYXBzaG90UmVxdWVzdBooLnJvYy5jb25mb3JtYW5jZS52MS5UYWtlU25hcHNob3RSZXNwb25zZRJhCgxSZXN0b3JlQWdlbnQSJy5yb2MuY29uZm9ybWFuY2UudjEuUmVzdG9yZUFnZW50UmVxdWVzdBooLnJvYy5jb25mb3JtYW5jZS52MS5SZXN0b3JlQWdlbnRSZXNwb25zZRJhCgxEaXNwb3NlQWdlbnQSJy5yb2MuY29uZm9ybWFuY2UudjEuRGlzcG9zZUFnZW50UmVxdWVzdBooLnJvYy5jb25mb3JtYW5jZS52MS5EaXNwb3NlQWdlbnRSZXNwb25zZRJhCgxJbnNwZWN0QWdlbnQSJy5yb2MuY29uZm9ybWFuY2UudjEuSW5zcGVjdEFnZW50UmVxdWVzdBooLnJvYy5jb25mb3JtYW5jZS52MS5JbnNwZWN0QWdlbnRSZXNwb25zZRJeCgtMaXN0UGVuZGluZxImLnJvYy5jb25mb3JtYW5jZS52MS5MaXN0UGVuZGluZ1JlcXVlc3QaJy5yb2MuY29uZm9ybWFuY2UudjEuTGlzdFBlbmRpbmdSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_struct, file_roc_v1_agent_result, file_roc_v1_error, file_roc_v1_interrupt, file_roc_v1_message]);
 
 /**
  * The suite's side of the handshake.
@@ -803,17 +803,29 @@ export const SetStateStepSchema: GenMessage<SetStateStep> = /*@__PURE__*/
   messageDesc(file_roc_conformance_v1_harness, 19);
 
 /**
- * Build an agent.
+ * Build an agent, or an orchestrator of agents. Exactly one of spec and orchestrator is set (not a
+ * oneof, so that a protocol 4 request, which sets spec, is unchanged on the wire and in code); both or
+ * neither is a harness_error.
  *
  * @generated from message roc.conformance.v1.CreateAgentRequest
  */
 export type CreateAgentRequest = Message<"roc.conformance.v1.CreateAgentRequest"> & {
   /**
-   * The scenario.
+   * The scenario of one agent.
    *
    * @generated from field: roc.conformance.v1.AgentSpec spec = 1;
    */
   spec?: AgentSpec | undefined;
+
+  /**
+   * The scenario of a graph or swarm of agents (profile multi-agent; since harness protocol 5). The
+   * handle then names the orchestrator: Invoke takes a prompt (the task) or interruptResponses and
+   * answers orchestrator_result; every other input is a harness_error, and so are TakeSnapshot,
+   * RestoreAgent, InspectAgent and ListPending (an orchestrator has no snapshot, spec chapter 13).
+   *
+   * @generated from field: roc.conformance.v1.OrchestratorSpec orchestrator = 2;
+   */
+  orchestrator?: OrchestratorSpec | undefined;
 };
 
 /**
@@ -822,6 +834,165 @@ export type CreateAgentRequest = Message<"roc.conformance.v1.CreateAgentRequest"
  */
 export const CreateAgentRequestSchema: GenMessage<CreateAgentRequest> = /*@__PURE__*/
   messageDesc(file_roc_conformance_v1_harness, 20);
+
+/**
+ * A graph or swarm of agent nodes (profile multi-agent; since harness protocol 5). JSON:
+ * {"kind", "nodes": [{"nodeId", "agent"}], "edges"?: [{"from", "to"}], "entry"?, "maxHandoffs"?,
+ * "hooks"?: [{"event", "nodeId"?, "steps"}]}.
+ *
+ * Hand-off (swarm): a node agent's scripted model hands the task off with a toolUse of the reserved tool
+ * name "handoff_to" and input {"node": "<node id>"}. The adapter maps that tool use to the runtime's own
+ * hand-off mechanism (registering a tool of that name, or translating the call), so the tool use gets the
+ * runtime's tool result and the named node runs next once the handing node completes. A node agent's
+ * scenario never declares a tool named "handoff_to".
+ *
+ * @generated from message roc.conformance.v1.OrchestratorSpec
+ */
+export type OrchestratorSpec = Message<"roc.conformance.v1.OrchestratorSpec"> & {
+  /**
+   * Graph or swarm.
+   *
+   * @generated from field: roc.conformance.v1.OrchestratorKind kind = 1;
+   */
+  kind: OrchestratorKind;
+
+  /**
+   * The nodes in declaration order (the order of a graph's results, ROC-GRAPH-016); node ids are
+   * distinct and non-empty. Each node's agent is built from its AgentSpec as CreateAgent would build it
+   * (its integrity and session are ignored).
+   *
+   * @generated from field: repeated roc.conformance.v1.NodeSpec nodes = 2;
+   */
+  nodes: NodeSpec[];
+
+  /**
+   * Graph only: the edges, each from a node to one that runs after it completed.
+   *
+   * @generated from field: repeated roc.conformance.v1.Edge edges = 3;
+   */
+  edges: Edge[];
+
+  /**
+   * Swarm only: the node that runs first.
+   *
+   * @generated from field: string entry = 4;
+   */
+  entry: string;
+
+  /**
+   * Swarm only: how many hand-offs a run follows; 0 = the runtime's default.
+   *
+   * @generated from field: uint32 max_handoffs = 5;
+   */
+  maxHandoffs: number;
+
+  /**
+   * Callbacks on the orchestrator's node events, in registration order (the trace's hookIndex).
+   *
+   * @generated from field: repeated roc.conformance.v1.NodeHookSpec hooks = 6;
+   */
+  hooks: NodeHookSpec[];
+};
+
+/**
+ * Describes the message roc.conformance.v1.OrchestratorSpec.
+ * Use `create(OrchestratorSpecSchema)` to create a new message.
+ */
+export const OrchestratorSpecSchema: GenMessage<OrchestratorSpec> = /*@__PURE__*/
+  messageDesc(file_roc_conformance_v1_harness, 21);
+
+/**
+ * One node of an orchestrator.
+ *
+ * @generated from message roc.conformance.v1.NodeSpec
+ */
+export type NodeSpec = Message<"roc.conformance.v1.NodeSpec"> & {
+  /**
+   * The node id: non-empty, unique in the orchestrator.
+   *
+   * @generated from field: string node_id = 1;
+   */
+  nodeId: string;
+
+  /**
+   * The node's agent.
+   *
+   * @generated from field: roc.conformance.v1.AgentSpec agent = 2;
+   */
+  agent?: AgentSpec | undefined;
+};
+
+/**
+ * Describes the message roc.conformance.v1.NodeSpec.
+ * Use `create(NodeSpecSchema)` to create a new message.
+ */
+export const NodeSpecSchema: GenMessage<NodeSpec> = /*@__PURE__*/
+  messageDesc(file_roc_conformance_v1_harness, 22);
+
+/**
+ * A graph edge: to_node runs after from_node completed. JSON: {"from", "to"}.
+ *
+ * @generated from message roc.conformance.v1.Edge
+ */
+export type Edge = Message<"roc.conformance.v1.Edge"> & {
+  /**
+   * The predecessor's node id.
+   *
+   * @generated from field: string from_node = 1 [json_name = "from"];
+   */
+  fromNode: string;
+
+  /**
+   * The successor's node id.
+   *
+   * @generated from field: string to_node = 2 [json_name = "to"];
+   */
+  toNode: string;
+};
+
+/**
+ * Describes the message roc.conformance.v1.Edge.
+ * Use `create(EdgeSchema)` to create a new message.
+ */
+export const EdgeSchema: GenMessage<Edge> = /*@__PURE__*/
+  messageDesc(file_roc_conformance_v1_harness, 23);
+
+/**
+ * A callback on a node event of an orchestrator, whose body is a program of steps.
+ *
+ * @generated from message roc.conformance.v1.NodeHookSpec
+ */
+export type NodeHookSpec = Message<"roc.conformance.v1.NodeHookSpec"> & {
+  /**
+   * HOOK_EVENT_BEFORE_NODE_CALL (steps: interrupt, cancel, cancelIf, state steps; cancel cancels the node)
+   * or HOOK_EVENT_AFTER_NODE_CALL (state steps only). Any other event is a harness_error.
+   *
+   * @generated from field: roc.conformance.v1.HookEvent event = 1;
+   */
+  event: HookEvent;
+
+  /**
+   * Run only for this node. Absent: every node.
+   *
+   * @generated from field: optional string node_id = 2;
+   */
+  nodeId?: string | undefined;
+
+  /**
+   * The callback body. State steps read and write a state of the orchestrator's callbacks, shared by all
+   * of them and empty at CreateAgent.
+   *
+   * @generated from field: repeated roc.conformance.v1.Step steps = 3;
+   */
+  steps: Step[];
+};
+
+/**
+ * Describes the message roc.conformance.v1.NodeHookSpec.
+ * Use `create(NodeHookSpecSchema)` to create a new message.
+ */
+export const NodeHookSpecSchema: GenMessage<NodeHookSpec> = /*@__PURE__*/
+  messageDesc(file_roc_conformance_v1_harness, 24);
 
 /**
  * A built agent, or why the adapter could not build it.
@@ -867,7 +1038,7 @@ export type CreateAgentResponse = Message<"roc.conformance.v1.CreateAgentRespons
  * Use `create(CreateAgentResponseSchema)` to create a new message.
  */
 export const CreateAgentResponseSchema: GenMessage<CreateAgentResponse> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 21);
+  messageDesc(file_roc_conformance_v1_harness, 25);
 
 /**
  * One input to one agent.
@@ -942,7 +1113,7 @@ export type InvokeRequest = Message<"roc.conformance.v1.InvokeRequest"> & {
  * Use `create(InvokeRequestSchema)` to create a new message.
  */
 export const InvokeRequestSchema: GenMessage<InvokeRequest> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 22);
+  messageDesc(file_roc_conformance_v1_harness, 26);
 
 /**
  * The runtime's abandon operation with its arguments.
@@ -970,7 +1141,7 @@ export type Abandon = Message<"roc.conformance.v1.Abandon"> & {
  * Use `create(AbandonSchema)` to create a new message.
  */
 export const AbandonSchema: GenMessage<Abandon> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 23);
+  messageDesc(file_roc_conformance_v1_harness, 27);
 
 /**
  * A direct tool call: the runtime's API for running one tool without the model.
@@ -999,7 +1170,7 @@ export type DirectToolCall = Message<"roc.conformance.v1.DirectToolCall"> & {
  * Use `create(DirectToolCallSchema)` to create a new message.
  */
 export const DirectToolCallSchema: GenMessage<DirectToolCall> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 24);
+  messageDesc(file_roc_conformance_v1_harness, 28);
 
 /**
  * What one input did.
@@ -1053,6 +1224,15 @@ export type InvokeResponse = Message<"roc.conformance.v1.InvokeResponse"> & {
      */
     value: ImplementationCrash;
     case: "crash";
+  } | {
+    /**
+     * An orchestrator returned (profile multi-agent; since harness protocol 5): a handle made from an
+     * OrchestratorSpec answers this instead of result.
+     *
+     * @generated from field: roc.conformance.v1.OrchestratorResult orchestrator_result = 9;
+     */
+    value: OrchestratorResult;
+    case: "orchestratorResult";
   } | { case: undefined; value?: undefined };
 
   /**
@@ -1082,7 +1262,87 @@ export type InvokeResponse = Message<"roc.conformance.v1.InvokeResponse"> & {
  * Use `create(InvokeResponseSchema)` to create a new message.
  */
 export const InvokeResponseSchema: GenMessage<InvokeResponse> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 25);
+  messageDesc(file_roc_conformance_v1_harness, 29);
+
+/**
+ * What one invocation of a graph or swarm returned (profile multi-agent; since harness protocol 5).
+ * JSON: {"stopReason", "interrupts", "results": [{"nodeId", "visit", "result"}], "cancelled": {...}}.
+ *
+ * @generated from message roc.conformance.v1.OrchestratorResult
+ */
+export type OrchestratorResult = Message<"roc.conformance.v1.OrchestratorResult"> & {
+  /**
+   * "completed" or "interrupt".
+   *
+   * @generated from field: string stop_reason = 1;
+   */
+  stopReason: string;
+
+  /**
+   * The orchestrator's pending interrupts (its own ids); non-empty exactly when stop_reason is
+   * "interrupt".
+   *
+   * @generated from field: repeated roc.v1.Interrupt interrupts = 2;
+   */
+  interrupts: Interrupt[];
+
+  /**
+   * The completed node visits of the current run, in the orchestrator's order: a graph's declaration
+   * order (ROC-GRAPH-016), a swarm's execution order (ROC-GRAPH-017).
+   *
+   * @generated from field: repeated roc.conformance.v1.NodeRun results = 3;
+   */
+  results: NodeRun[];
+
+  /**
+   * The cancelled nodes of the current run: node id -> cancel message (ROC-GRAPH-004).
+   *
+   * @generated from field: map<string, string> cancelled = 4;
+   */
+  cancelled: { [key: string]: string };
+};
+
+/**
+ * Describes the message roc.conformance.v1.OrchestratorResult.
+ * Use `create(OrchestratorResultSchema)` to create a new message.
+ */
+export const OrchestratorResultSchema: GenMessage<OrchestratorResult> = /*@__PURE__*/
+  messageDesc(file_roc_conformance_v1_harness, 30);
+
+/**
+ * One completed visit of one node.
+ *
+ * @generated from message roc.conformance.v1.NodeRun
+ */
+export type NodeRun = Message<"roc.conformance.v1.NodeRun"> & {
+  /**
+   * The node id.
+   *
+   * @generated from field: string node_id = 1;
+   */
+  nodeId: string;
+
+  /**
+   * The visit (1 for a node's first run in the orchestrator's life).
+   *
+   * @generated from field: uint32 visit = 2;
+   */
+  visit: number;
+
+  /**
+   * The node agent's result for the visit.
+   *
+   * @generated from field: roc.v1.AgentResult result = 3;
+   */
+  result?: AgentResult | undefined;
+};
+
+/**
+ * Describes the message roc.conformance.v1.NodeRun.
+ * Use `create(NodeRunSchema)` to create a new message.
+ */
+export const NodeRunSchema: GenMessage<NodeRun> = /*@__PURE__*/
+  messageDesc(file_roc_conformance_v1_harness, 31);
 
 /**
  * One observed event. JSON: {"kind": "<snake case name of the set field>", ...its fields}.
@@ -1215,13 +1475,32 @@ export type TraceEvent = Message<"roc.conformance.v1.TraceEvent"> & {
      */
     value: AfterModelCallEvent;
     case: "afterModelCall";
+  } | {
+    /**
+     * An orchestrator takes up a node run in this invocation (since harness protocol 5).
+     *
+     * @generated from field: roc.conformance.v1.NodeStartEvent node_start = 17;
+     */
+    value: NodeStartEvent;
+    case: "nodeStart";
+  } | {
+    /**
+     * A node run ended in this invocation (since harness protocol 5).
+     *
+     * @generated from field: roc.conformance.v1.NodeEndEvent node_end = 18;
+     */
+    value: NodeEndEvent;
+    case: "nodeEnd";
   } | { case: undefined; value?: undefined };
 
   /**
    * Whose event it is (since harness protocol 5): empty for the agent the handle names; for an event of a
    * sub-agent (profile agent-as-tool), the toolUseIds of the outer tool uses that run it, from the top
    * agent down (["t1"] for the sub-agent of the top agent's tool use t1, ["t1", "m1"] for the one its tool
-   * use m1 runs). JSON: "agentPath", omitted when empty.
+   * use m1 runs). JSON: "agentPath", omitted when empty. For an event of a node agent of an orchestrator
+   * (profile multi-agent) the path starts with "node:<node id>" (["node:a"] for node a's agent, ["node:a",
+   * "t1"] for the sub-agent its tool use t1 runs); the orchestrator's own events (node_start, node_end,
+   * the node hooks' hook_callback) have an empty path.
    *
    * @generated from field: repeated string agent_path = 16;
    */
@@ -1233,7 +1512,73 @@ export type TraceEvent = Message<"roc.conformance.v1.TraceEvent"> & {
  * Use `create(TraceEventSchema)` to create a new message.
  */
 export const TraceEventSchema: GenMessage<TraceEvent> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 26);
+  messageDesc(file_roc_conformance_v1_harness, 32);
+
+/**
+ * The orchestrator takes up a node run in this invocation: before the first callback of a
+ * BeforeNodeCall firing for the visit, or, for a node agent that waits, before the orchestrator resumes
+ * it (or decides not to: a node agent without answers is taken up and ends interrupted again). At most
+ * once per node run per invocation.
+ *
+ * @generated from message roc.conformance.v1.NodeStartEvent
+ */
+export type NodeStartEvent = Message<"roc.conformance.v1.NodeStartEvent"> & {
+  /**
+   * The node id.
+   *
+   * @generated from field: string node_id = 1;
+   */
+  nodeId: string;
+
+  /**
+   * The visit.
+   *
+   * @generated from field: uint32 visit = 2;
+   */
+  visit: number;
+};
+
+/**
+ * Describes the message roc.conformance.v1.NodeStartEvent.
+ * Use `create(NodeStartEventSchema)` to create a new message.
+ */
+export const NodeStartEventSchema: GenMessage<NodeStartEvent> = /*@__PURE__*/
+  messageDesc(file_roc_conformance_v1_harness, 33);
+
+/**
+ * A node run ended in this invocation; one per node_start, after it.
+ *
+ * @generated from message roc.conformance.v1.NodeEndEvent
+ */
+export type NodeEndEvent = Message<"roc.conformance.v1.NodeEndEvent"> & {
+  /**
+   * The node id.
+   *
+   * @generated from field: string node_id = 1;
+   */
+  nodeId: string;
+
+  /**
+   * The visit.
+   *
+   * @generated from field: uint32 visit = 2;
+   */
+  visit: number;
+
+  /**
+   * Completed, interrupted or cancelled.
+   *
+   * @generated from field: roc.conformance.v1.NodeOutcome outcome = 3;
+   */
+  outcome: NodeOutcome;
+};
+
+/**
+ * Describes the message roc.conformance.v1.NodeEndEvent.
+ * Use `create(NodeEndEventSchema)` to create a new message.
+ */
+export const NodeEndEventSchema: GenMessage<NodeEndEvent> = /*@__PURE__*/
+  messageDesc(file_roc_conformance_v1_harness, 34);
 
 /**
  * The BeforeInvocation event: an accepted invocation starts.
@@ -1248,7 +1593,7 @@ export type BeforeInvocationEvent = Message<"roc.conformance.v1.BeforeInvocation
  * Use `create(BeforeInvocationEventSchema)` to create a new message.
  */
 export const BeforeInvocationEventSchema: GenMessage<BeforeInvocationEvent> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 27);
+  messageDesc(file_roc_conformance_v1_harness, 35);
 
 /**
  * The AfterInvocation event: an invocation ends, with a result or an error.
@@ -1263,7 +1608,7 @@ export type AfterInvocationEvent = Message<"roc.conformance.v1.AfterInvocationEv
  * Use `create(AfterInvocationEventSchema)` to create a new message.
  */
 export const AfterInvocationEventSchema: GenMessage<AfterInvocationEvent> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 28);
+  messageDesc(file_roc_conformance_v1_harness, 36);
 
 /**
  * The BeforeModelCall event.
@@ -1278,7 +1623,7 @@ export type BeforeModelCallEvent = Message<"roc.conformance.v1.BeforeModelCallEv
  * Use `create(BeforeModelCallEventSchema)` to create a new message.
  */
 export const BeforeModelCallEventSchema: GenMessage<BeforeModelCallEvent> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 29);
+  messageDesc(file_roc_conformance_v1_harness, 37);
 
 /**
  * The AfterModelCall event.
@@ -1293,7 +1638,7 @@ export type AfterModelCallEvent = Message<"roc.conformance.v1.AfterModelCallEven
  * Use `create(AfterModelCallEventSchema)` to create a new message.
  */
 export const AfterModelCallEventSchema: GenMessage<AfterModelCallEvent> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 30);
+  messageDesc(file_roc_conformance_v1_harness, 38);
 
 /**
  * The adapter handed one input to the implementation.
@@ -1308,7 +1653,7 @@ export type InvocationStartEvent = Message<"roc.conformance.v1.InvocationStartEv
  * Use `create(InvocationStartEventSchema)` to create a new message.
  */
 export const InvocationStartEventSchema: GenMessage<InvocationStartEvent> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 31);
+  messageDesc(file_roc_conformance_v1_harness, 39);
 
 /**
  * A model call.
@@ -1329,7 +1674,7 @@ export type ModelCallEvent = Message<"roc.conformance.v1.ModelCallEvent"> & {
  * Use `create(ModelCallEventSchema)` to create a new message.
  */
 export const ModelCallEventSchema: GenMessage<ModelCallEvent> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 32);
+  messageDesc(file_roc_conformance_v1_harness, 40);
 
 /**
  * The BeforeTools event.
@@ -1350,7 +1695,7 @@ export type BeforeToolsEvent = Message<"roc.conformance.v1.BeforeToolsEvent"> & 
  * Use `create(BeforeToolsEventSchema)` to create a new message.
  */
 export const BeforeToolsEventSchema: GenMessage<BeforeToolsEvent> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 33);
+  messageDesc(file_roc_conformance_v1_harness, 41);
 
 /**
  * The BeforeToolCall event.
@@ -1371,7 +1716,7 @@ export type BeforeToolCallEvent = Message<"roc.conformance.v1.BeforeToolCallEven
  * Use `create(BeforeToolCallEventSchema)` to create a new message.
  */
 export const BeforeToolCallEventSchema: GenMessage<BeforeToolCallEvent> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 34);
+  messageDesc(file_roc_conformance_v1_harness, 42);
 
 /**
  * A scenario hook callback ran (whether or not it interrupted or cancelled).
@@ -1399,6 +1744,21 @@ export type HookCallbackEvent = Message<"roc.conformance.v1.HookCallbackEvent"> 
    * @generated from field: optional string tool_use_id = 3;
    */
   toolUseId?: string | undefined;
+
+  /**
+   * The node of a node event (BeforeNodeCall, AfterNodeCall; since harness protocol 5); hook_index is
+   * then the callback's index in OrchestratorSpec.hooks. Absent for agent events.
+   *
+   * @generated from field: optional string node_id = 4;
+   */
+  nodeId?: string | undefined;
+
+  /**
+   * The visit of a node event (since harness protocol 5). Absent for agent events.
+   *
+   * @generated from field: optional uint32 visit = 5;
+   */
+  visit?: number | undefined;
 };
 
 /**
@@ -1406,7 +1766,7 @@ export type HookCallbackEvent = Message<"roc.conformance.v1.HookCallbackEvent"> 
  * Use `create(HookCallbackEventSchema)` to create a new message.
  */
 export const HookCallbackEventSchema: GenMessage<HookCallbackEvent> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 35);
+  messageDesc(file_roc_conformance_v1_harness, 43);
 
 /**
  * A tool body started.
@@ -1434,7 +1794,7 @@ export type ToolStartEvent = Message<"roc.conformance.v1.ToolStartEvent"> & {
  * Use `create(ToolStartEventSchema)` to create a new message.
  */
 export const ToolStartEventSchema: GenMessage<ToolStartEvent> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 36);
+  messageDesc(file_roc_conformance_v1_harness, 44);
 
 /**
  * A tool body ended.
@@ -1462,7 +1822,7 @@ export type ToolEndEvent = Message<"roc.conformance.v1.ToolEndEvent"> & {
  * Use `create(ToolEndEventSchema)` to create a new message.
  */
 export const ToolEndEventSchema: GenMessage<ToolEndEvent> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 37);
+  messageDesc(file_roc_conformance_v1_harness, 45);
 
 /**
  * The AfterToolCall event.
@@ -1490,7 +1850,7 @@ export type AfterToolCallEvent = Message<"roc.conformance.v1.AfterToolCallEvent"
  * Use `create(AfterToolCallEventSchema)` to create a new message.
  */
 export const AfterToolCallEventSchema: GenMessage<AfterToolCallEvent> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 38);
+  messageDesc(file_roc_conformance_v1_harness, 46);
 
 /**
  * The AfterTools event.
@@ -1511,7 +1871,7 @@ export type AfterToolsEvent = Message<"roc.conformance.v1.AfterToolsEvent"> & {
  * Use `create(AfterToolsEventSchema)` to create a new message.
  */
 export const AfterToolsEventSchema: GenMessage<AfterToolsEvent> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 39);
+  messageDesc(file_roc_conformance_v1_harness, 47);
 
 /**
  * A message was appended to the history.
@@ -1532,7 +1892,7 @@ export type MessageAddedEvent = Message<"roc.conformance.v1.MessageAddedEvent"> 
  * Use `create(MessageAddedEventSchema)` to create a new message.
  */
 export const MessageAddedEventSchema: GenMessage<MessageAddedEvent> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 40);
+  messageDesc(file_roc_conformance_v1_harness, 48);
 
 /**
  * The implementation returned an agent result.
@@ -1553,7 +1913,7 @@ export type InvocationEndEvent = Message<"roc.conformance.v1.InvocationEndEvent"
  * Use `create(InvocationEndEventSchema)` to create a new message.
  */
 export const InvocationEndEventSchema: GenMessage<InvocationEndEvent> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 41);
+  messageDesc(file_roc_conformance_v1_harness, 49);
 
 /**
  * Serialize an agent.
@@ -1582,7 +1942,7 @@ export type TakeSnapshotRequest = Message<"roc.conformance.v1.TakeSnapshotReques
  * Use `create(TakeSnapshotRequestSchema)` to create a new message.
  */
 export const TakeSnapshotRequestSchema: GenMessage<TakeSnapshotRequest> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 42);
+  messageDesc(file_roc_conformance_v1_harness, 50);
 
 /**
  * A snapshot, an implementation error, or an adapter fault.
@@ -1629,7 +1989,7 @@ export type TakeSnapshotResponse = Message<"roc.conformance.v1.TakeSnapshotRespo
  * Use `create(TakeSnapshotResponseSchema)` to create a new message.
  */
 export const TakeSnapshotResponseSchema: GenMessage<TakeSnapshotResponse> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 43);
+  messageDesc(file_roc_conformance_v1_harness, 51);
 
 /**
  * Build a fresh agent from a snapshot and a scenario.
@@ -1667,7 +2027,7 @@ export type RestoreAgentRequest = Message<"roc.conformance.v1.RestoreAgentReques
  * Use `create(RestoreAgentRequestSchema)` to create a new message.
  */
 export const RestoreAgentRequestSchema: GenMessage<RestoreAgentRequest> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 44);
+  messageDesc(file_roc_conformance_v1_harness, 52);
 
 /**
  * A restored agent, an implementation error, or an adapter fault.
@@ -1720,7 +2080,7 @@ export type RestoreAgentResponse = Message<"roc.conformance.v1.RestoreAgentRespo
  * Use `create(RestoreAgentResponseSchema)` to create a new message.
  */
 export const RestoreAgentResponseSchema: GenMessage<RestoreAgentResponse> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 45);
+  messageDesc(file_roc_conformance_v1_harness, 53);
 
 /**
  * Forget an agent.
@@ -1741,7 +2101,7 @@ export type DisposeAgentRequest = Message<"roc.conformance.v1.DisposeAgentReques
  * Use `create(DisposeAgentRequestSchema)` to create a new message.
  */
 export const DisposeAgentRequestSchema: GenMessage<DisposeAgentRequest> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 46);
+  messageDesc(file_roc_conformance_v1_harness, 54);
 
 /**
  * Acknowledgement. Disposing an unknown handle is not an error.
@@ -1762,7 +2122,7 @@ export type DisposeAgentResponse = Message<"roc.conformance.v1.DisposeAgentRespo
  * Use `create(DisposeAgentResponseSchema)` to create a new message.
  */
 export const DisposeAgentResponseSchema: GenMessage<DisposeAgentResponse> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 47);
+  messageDesc(file_roc_conformance_v1_harness, 55);
 
 /**
  * Read an agent's interrupt state. Reading changes nothing: no hook fires, no model is called, no
@@ -1784,7 +2144,7 @@ export type InspectAgentRequest = Message<"roc.conformance.v1.InspectAgentReques
  * Use `create(InspectAgentRequestSchema)` to create a new message.
  */
 export const InspectAgentRequestSchema: GenMessage<InspectAgentRequest> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 48);
+  messageDesc(file_roc_conformance_v1_harness, 56);
 
 /**
  * What the agent holds now, or an adapter fault.
@@ -1821,7 +2181,7 @@ export type InspectAgentResponse = Message<"roc.conformance.v1.InspectAgentRespo
  * Use `create(InspectAgentResponseSchema)` to create a new message.
  */
 export const InspectAgentResponseSchema: GenMessage<InspectAgentResponse> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 49);
+  messageDesc(file_roc_conformance_v1_harness, 57);
 
 /**
  * An agent's interrupt state as the runtime holds it, in the RoC data model. JSON:
@@ -1882,7 +2242,7 @@ export type AgentInspection = Message<"roc.conformance.v1.AgentInspection"> & {
  * Use `create(AgentInspectionSchema)` to create a new message.
  */
 export const AgentInspectionSchema: GenMessage<AgentInspection> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 50);
+  messageDesc(file_roc_conformance_v1_harness, 58);
 
 /**
  * One interrupt of the pending batch and whether it has been answered.
@@ -1946,7 +2306,7 @@ export type InspectedInterrupt = Message<"roc.conformance.v1.InspectedInterrupt"
  * Use `create(InspectedInterruptSchema)` to create a new message.
  */
 export const InspectedInterruptSchema: GenMessage<InspectedInterrupt> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 51);
+  messageDesc(file_roc_conformance_v1_harness, 59);
 
 /**
  * List pending interrupts. Listing changes nothing: no hook fires, no model is called, no session is
@@ -1984,7 +2344,7 @@ export type ListPendingRequest = Message<"roc.conformance.v1.ListPendingRequest"
  * Use `create(ListPendingRequestSchema)` to create a new message.
  */
 export const ListPendingRequestSchema: GenMessage<ListPendingRequest> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 52);
+  messageDesc(file_roc_conformance_v1_harness, 60);
 
 /**
  * A snapshot document and the scenario whose configuration reads it (integrity keys), as
@@ -2013,7 +2373,7 @@ export type SnapshotSource = Message<"roc.conformance.v1.SnapshotSource"> & {
  * Use `create(SnapshotSourceSchema)` to create a new message.
  */
 export const SnapshotSourceSchema: GenMessage<SnapshotSource> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 53);
+  messageDesc(file_roc_conformance_v1_harness, 61);
 
 /**
  * The pending interrupts, the implementation's refusal, or an adapter fault.
@@ -2059,7 +2419,7 @@ export type ListPendingResponse = Message<"roc.conformance.v1.ListPendingRespons
  * Use `create(ListPendingResponseSchema)` to create a new message.
  */
 export const ListPendingResponseSchema: GenMessage<ListPendingResponse> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 54);
+  messageDesc(file_roc_conformance_v1_harness, 62);
 
 /**
  * The implementation failed in a way the spec forbids: an exception or panic outside the closed
@@ -2095,7 +2455,7 @@ export type ImplementationCrash = Message<"roc.conformance.v1.ImplementationCras
  * Use `create(ImplementationCrashSchema)` to create a new message.
  */
 export const ImplementationCrashSchema: GenMessage<ImplementationCrash> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 55);
+  messageDesc(file_roc_conformance_v1_harness, 63);
 
 /**
  * The adapter, not the implementation, failed: an unknown handle, a scenario it cannot build,
@@ -2124,7 +2484,7 @@ export type HarnessError = Message<"roc.conformance.v1.HarnessError"> & {
  * Use `create(HarnessErrorSchema)` to create a new message.
  */
 export const HarnessErrorSchema: GenMessage<HarnessError> = /*@__PURE__*/
-  messageDesc(file_roc_conformance_v1_harness, 56);
+  messageDesc(file_roc_conformance_v1_harness, 64);
 
 /**
  * Which tool executor the agent uses.
@@ -2201,6 +2561,21 @@ export enum HookEvent {
    * @generated from enum value: HOOK_EVENT_AFTER_TOOLS = 4;
    */
   AFTER_TOOLS = 4,
+
+  /**
+   * Orchestrators only (profile multi-agent; since harness protocol 5): once per firing before a node's
+   * agent is invoked for a visit (interruptible, can cancel the node).
+   *
+   * @generated from enum value: HOOK_EVENT_BEFORE_NODE_CALL = 5;
+   */
+  BEFORE_NODE_CALL = 5,
+
+  /**
+   * Orchestrators only (since harness protocol 5): once per visit whose node agent completed.
+   *
+   * @generated from enum value: HOOK_EVENT_AFTER_NODE_CALL = 6;
+   */
+  AFTER_NODE_CALL = 6,
 }
 
 /**
@@ -2208,6 +2583,40 @@ export enum HookEvent {
  */
 export const HookEventSchema: GenEnum<HookEvent> = /*@__PURE__*/
   enumDesc(file_roc_conformance_v1_harness, 1);
+
+/**
+ * Which orchestrator a scenario builds (profile multi-agent). JSON: "graph", "swarm".
+ *
+ * @generated from enum roc.conformance.v1.OrchestratorKind
+ */
+export enum OrchestratorKind {
+  /**
+   * Not set. The adapter answers harness_error.
+   *
+   * @generated from enum value: ORCHESTRATOR_KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Nodes joined by edges; a node runs once all its predecessors completed (spec 13.1).
+   *
+   * @generated from enum value: ORCHESTRATOR_KIND_GRAPH = 1;
+   */
+  GRAPH = 1,
+
+  /**
+   * Nodes that hand the task to one another, starting at the entry node (spec 13.1).
+   *
+   * @generated from enum value: ORCHESTRATOR_KIND_SWARM = 2;
+   */
+  SWARM = 2,
+}
+
+/**
+ * Describes the enum roc.conformance.v1.OrchestratorKind.
+ */
+export const OrchestratorKindSchema: GenEnum<OrchestratorKind> = /*@__PURE__*/
+  enumDesc(file_roc_conformance_v1_harness, 2);
 
 /**
  * Outcome of one run of a tool body.
@@ -2248,7 +2657,48 @@ export enum ToolOutcome {
  * Describes the enum roc.conformance.v1.ToolOutcome.
  */
 export const ToolOutcomeSchema: GenEnum<ToolOutcome> = /*@__PURE__*/
-  enumDesc(file_roc_conformance_v1_harness, 2);
+  enumDesc(file_roc_conformance_v1_harness, 3);
+
+/**
+ * How a node run ended in one invocation.
+ *
+ * @generated from enum roc.conformance.v1.NodeOutcome
+ */
+export enum NodeOutcome {
+  /**
+   * Not set.
+   *
+   * @generated from enum value: NODE_OUTCOME_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The node agent completed (written before AfterNodeCall fires).
+   *
+   * @generated from enum value: NODE_OUTCOME_COMPLETED = 1;
+   */
+  COMPLETED = 1,
+
+  /**
+   * The node run waits: its BeforeNodeCall callbacks or its agent stopped with interrupts.
+   *
+   * @generated from enum value: NODE_OUTCOME_INTERRUPTED = 2;
+   */
+  INTERRUPTED = 2,
+
+  /**
+   * A BeforeNodeCall callback cancelled the node (or a decision did, ROC-GRAPH-005).
+   *
+   * @generated from enum value: NODE_OUTCOME_CANCELLED = 3;
+   */
+  CANCELLED = 3,
+}
+
+/**
+ * Describes the enum roc.conformance.v1.NodeOutcome.
+ */
+export const NodeOutcomeSchema: GenEnum<NodeOutcome> = /*@__PURE__*/
+  enumDesc(file_roc_conformance_v1_harness, 4);
 
 /**
  * The control service an adapter serves. Every RPC is unary; the suite sets a deadline on each.
