@@ -1516,9 +1516,9 @@ export const TraceEventSchema: GenMessage<TraceEvent> = /*@__PURE__*/
 
 /**
  * The orchestrator takes up a node run in this invocation: before the first callback of a
- * BeforeNodeCall firing for the visit, or, for a node agent that waits, before the orchestrator resumes
- * it (or decides not to: a node agent without answers is taken up and ends interrupted again). At most
- * once per node run per invocation.
+ * BeforeNodeCall firing for the visit, or, for a node agent that waits, before the orchestrator invokes it
+ * to resume it. A waiting node agent that gets none of its answers is not taken up and has no events. At
+ * most once per node run per invocation.
  *
  * @generated from message roc.conformance.v1.NodeStartEvent
  */
