@@ -76,7 +76,11 @@ def check_gate_fired(ctx: CheckContext) -> None:
     for index in (0, 1):
         if (index, "a", 1) not in calls:
             wrong.append(f"BeforeNodeCall callback {index} did not run for node a, visit 1 (ran: {calls})")
-    if (2, "b", 1) not in calls:
+    if (2, "b", 1) not in calls and "b" not in ran(out):
+        # Neither b's gate nor its agent ran: the step stopped at a (ROC-GRAPH-009's failure), which says
+        # nothing about whether b's gate would fire before its agent.
+        followed(ctx, GATE_FIRED, f"node b, in a's step, did not run at all: {shown(out)}", STEP_ALL)
+    elif (2, "b", 1) not in calls:
         wrong.append(f"BeforeNodeCall did not fire for node b before its agent ran (ran: {calls})")
     else:
         trace = out.get("trace", [])
@@ -111,6 +115,12 @@ def check_gate_reported(ctx: CheckContext) -> None:
         wrong.append(f"the gate interrupts' sources are {sources}, expected kind before_node_call, nodeId a")
     if "a" in ran(out):
         wrong.append("node a's agent ran while its BeforeNodeCall interrupts were unanswered")
+    if (1, "a", 1) not in node_hook_calls(out, "BeforeNodeCall"):
+        # The second callback never ran (ROC-GRAPH-001's failure): its interrupt could not be reported.
+        followed(
+            ctx, GATE_REPORTED, f"the second callback did not run: the task gave {shown(out)}", GATE_FIRED
+        )
+        return
     by_name = {str(i.get("name")): str(i.get("id")) for i in items}
     if not wrong and len(set(by_name.values())) == 2:
         partial = ctx.client.invoke(handle, resume((by_name["first"], "y")))
@@ -136,7 +146,10 @@ def check_gate_names(ctx: CheckContext) -> None:
         hooks=[before_node(ask("same"), node_id="a"), before_node(ask("same"), node_id="a")],
     )
     out = ctx.client.invoke(ctx.client.create_orchestrator(clash), {"prompt": "task"})
-    if error_code(out) != "DUPLICATE_INTERRUPT_NAME":
+    if error_code(out) is None and (1, "a", 1) not in node_hook_calls(out, "BeforeNodeCall"):
+        # The second callback never ran (ROC-GRAPH-001's failure), so the clash never arose.
+        followed(ctx, GATE_NAMES, f"the second callback did not run: {shown(out)}", GATE_FIRED)
+    elif error_code(out) != "DUPLICATE_INTERRUPT_NAME":
         wrong.append(
             f"two callbacks of one firing raising `same` gave {shown(out)}, expected DUPLICATE_INTERRUPT_NAME"
         )
@@ -145,7 +158,9 @@ def check_gate_names(ctx: CheckContext) -> None:
     )
     out = ctx.client.invoke(ctx.client.create_orchestrator(fine), {"prompt": "task"})
     got = {n: len(v) for n, v in by_node(out, "before_node_call").items()}
-    if got != {"a": 1, "b": 1}:
+    if got == {"a": 1} and "b" not in {n for _, n, _ in node_hook_calls(out, "BeforeNodeCall")}:
+        followed(ctx, GATE_NAMES, f"node b's gate, in a's step, did not fire: {shown(out)}", STEP_ALL)
+    elif got != {"a": 1, "b": 1}:
         wrong.append(
             f"one name raised for nodes a and b gave {shown(out)} ({got}), expected one interrupt each"
         )
@@ -175,6 +190,13 @@ def check_gate_cancel(ctx: CheckContext) -> None:
     fail_if({GATE_CANCEL: wrong})
 
 
+def _cancel_works(ctx: CheckContext) -> bool:
+    """Whether a BeforeNodeCall callback's own cancel cancels a one-node graph (ROC-GRAPH-004's probe)."""
+    spec = graph([node("a", plain(ctx, "agent-a"))], hooks=[before_node(sc.cancel("stop"), node_id="a")])
+    out = ctx.client.invoke(ctx.client.create_orchestrator(spec), {"prompt": "task"})
+    return cancelled(out) == {"a": "stop"}
+
+
 def check_gate_decision(ctx: CheckContext) -> None:
     """Graph a -> b: a callback for a asks and does not handle decisions. Declining (with and without a
     message) cancels a with the decision text: a's and b's agents never run."""
@@ -195,7 +217,12 @@ def check_gate_decision(ctx: CheckContext) -> None:
             continue
         out = ctx.client.invoke(handle, sc.resume(sc.decline(ids[0], message)))
         want = message if message is not None else DECLINED_TEXT
-        if cancelled(out) != {"a": want} or {"a", "b"} & set(ran(out)) or stop_reason(out) != "completed":
+        if cancelled(out) != {"a": want} and not _cancel_works(ctx):
+            # Even a callback's own cancel does not cancel the node (ROC-GRAPH-004's failure).
+            followed(
+                ctx, GATE_DECISION, f"declining gave {shown(out)}; a plain cancel fails too", GATE_CANCEL
+            )
+        elif cancelled(out) != {"a": want} or {"a", "b"} & set(ran(out)) or stop_reason(out) != "completed":
             wrong.append(
                 f"declining {'with' if message else 'without'} a message gave {shown(out)}, node agents run "
                 f"{ran(out)}, expected a cancelled with {want!r} and nothing run"

@@ -183,6 +183,18 @@ def _finished_and_waiting(ctx: CheckContext) -> dict[str, Any]:
     )
 
 
+def _spoiled_finish(ctx: CheckContext, requirement: str, first: dict[str, Any]) -> bool:
+    """Whether the task's invocation of ``_finished_and_waiting`` failed to complete a, cancel c and leave b
+    waiting; then the rule that broke (c's gate never fired: ROC-GRAPH-009; c not cancelled: ROC-GRAPH-004)
+    is recorded as spoiling ``requirement``'s set-up."""
+    if [n for n, _ in results(first)] == ["a"] and cancelled(first) == {"c": "not c"}:
+        return False
+    fired = {n for _, n, _ in node_hook_calls(first, "BeforeNodeCall")}
+    cause = GATE_CANCEL if {"a", "c"} <= fired and cancelled(first) != {"c": "not c"} else STEP_ALL
+    followed(ctx, requirement, f"the task gave {shown(first)}, expected a completed and c cancelled", cause)
+    return True
+
+
 def check_no_rerun(ctx: CheckContext) -> None:
     """a completes, c is cancelled and b waits in the first invocation; the resume that completes b runs
     neither a's nor c's BeforeNodeCall nor their agents."""
@@ -191,9 +203,7 @@ def check_no_rerun(ctx: CheckContext) -> None:
         return
     handle, first = found
     wrong: list[str] = []
-    if [n for n, _ in results(first)] != ["a"] or cancelled(first) != {"c": "not c"}:
-        cause = GATE_CANCEL if cancelled(first) != {"c": "not c"} else STEP_ALL
-        followed(ctx, NO_RERUN, f"the task gave {shown(first)}, expected a completed and c cancelled", cause)
+    if _spoiled_finish(ctx, NO_RERUN, first):
         return
     out = ctx.client.invoke(handle, resume((ids_of(interrupts(first))[0], "y")))
     again = sorted({n for _, n, _ in node_hook_calls(out, "BeforeNodeCall")} & {"a", "c"})
@@ -210,6 +220,8 @@ def check_after_node(ctx: CheckContext) -> None:
     not for b (waiting) or c (cancelled); the resume that completes b fires it once, for b."""
     handle = ctx.client.create_orchestrator(_finished_and_waiting(ctx))
     first = ctx.client.invoke(handle, {"prompt": "task"})
+    if _spoiled_finish(ctx, AFTER_NODE, first):
+        return
     wrong: list[str] = []
     fired = [(n, v) for _, n, v in node_hook_calls(first, "AfterNodeCall")]
     if fired != [("a", 1)]:
