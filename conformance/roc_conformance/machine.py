@@ -54,6 +54,9 @@ MACHINE_REQUIREMENTS: tuple[str, ...] = tuple(
             reqs.EXPIRY_ORDER,  # an answer too late together with another fault: the explicit checks' case
             reqs.ABANDON_MALFORMED,  # the harness sends an abandon's message typed: never malformed
         }
+        # Sub-agents (profile agent-as-tool): the machine judges them when the profile is claimed, but what a
+        # passing run vouches for stays the same list for every implementation (it is not per profile).
+        - {v for k, v in reqs.ALL.items() if k.startswith("AGENT_")}
     )
 )
 
@@ -242,7 +245,9 @@ class RocMachine(RuleBasedStateMachine):
         }
         if None in hooked:
             return None
-        names = [n for n in spec.tools if n not in hooked]
+        # A sub-agent call belongs to a tool use of the loop (spec 12): such a tool is not called directly.
+        agents = {n for n, t in spec.tools.items() if any(step.op == "runAgent" for step in t.steps)}
+        names = [n for n in spec.tools if n not in hooked and n not in agents]
         return names[0] if names else None
 
     @precondition(lambda self: self._live() and "sessions" in self.profiles)

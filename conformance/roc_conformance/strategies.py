@@ -3,7 +3,8 @@
 Scenarios stay inside what the oracle models exactly: interrupts from tool bodies and from both
 interruptible hook events, cancel decisions, sequential and concurrent executors, agent state only
 where its order is pinned (sequential executor, or a single callback), including reasons read from that
-state (``reasonFromState``).
+state (``reasonFromState``). Under the profile ``agent-as-tool`` some tools run a sub-agent (a ``runAgent``
+step, spec 12) whose own scripted tools interrupt, nested up to two levels, now and then three.
 """
 
 from __future__ import annotations
@@ -115,6 +116,67 @@ def tool_programs(draw: st.DrawFn, tool: str, plan: Plan | None = None) -> list[
     return steps
 
 
+MAX_DEPTH = 3
+"""The deepest sub-agent drawn (a sub-agent's sub-agent's sub-agent); depth 3 only now and then."""
+
+
+@st.composite
+def sub_agents(draw: st.DrawFn, agent_id: str, depth: int, executors: list[str]) -> dict[str, JSON]:
+    """A sub-agent's AgentSpec (profile agent-as-tool): 1-2 tool turns of 1-2 tool uses, then text.
+
+    Kept small, since every level multiplies the events of a step. Its toolUseIds never repeat across its
+    turns (the oracle names a propagated interrupt by the inner raise point, see oracle/subagents.py); its
+    tools interrupt, return or fail, and below the deepest level one of them may run a sub-agent again.
+    """
+    prefix = f"{agent_id}-"
+    tools = [{"name": "ask", "steps": draw(tool_programs(f"{prefix}ask"))}]
+    names = ["ask"]
+    deeper = depth < 2 or (depth < MAX_DEPTH and draw(st.integers(0, 4)) == 0)
+    if deeper and draw(st.integers(0, 2)) == 0:
+        tools.append({"name": "deeper", "steps": draw(agent_programs(f"{agent_id}x", depth + 1, executors))})
+        names.append("deeper")
+    elif draw(st.booleans()):
+        tools.append({"name": "check", "steps": draw(tool_programs(f"{prefix}check"))})
+        names.append("check")
+    turns: list[dict[str, JSON]] = []
+    for t in range(draw(st.integers(1, 2))):
+        uses = draw(st.lists(st.sampled_from(names), min_size=1, max_size=2))
+        content = [
+            {"toolUse": {"toolUseId": f"{prefix}{t}-{k}", "name": n, "input": {}}} for k, n in enumerate(uses)
+        ]
+        turns.append({"content": content})
+    turns.append({"content": [{"text": f"{agent_id} done"}]})
+    return {
+        "agentId": agent_id,
+        "executor": draw(st.sampled_from(executors)),
+        "model": {"turns": turns},
+        "tools": tools,
+        "hooks": [],
+        "state": {},
+    }
+
+
+@st.composite
+def agent_programs(draw: st.DrawFn, agent_id: str, depth: int, executors: list[str]) -> list[dict[str, JSON]]:
+    """A tool program that runs a sub-agent (``runAgent``), then returns; now and then it calls a second
+    sub-agent in the same run, which fails the body (ROC-AGENT-011)."""
+    steps: list[dict[str, JSON]] = [
+        {"runAgent": {"agent": draw(sub_agents(agent_id, depth, executors)), "prompt": "work on it"}}
+    ]
+    extra = draw(st.integers(0, 5))
+    if extra == 0:
+        steps.append(
+            {"runAgent": {"agent": draw(sub_agents(f"{agent_id}b", MAX_DEPTH, executors)), "prompt": "again"}}
+        )
+    elif extra <= 2:
+        # An interrupt after the sub-agent completed: the body replays and must get the kept result
+        # (ROC-AGENT-007), not run the sub-agent again.
+        steps.append(_interrupt(f"{agent_id}-after", None))
+    if draw(st.booleans()):
+        steps.append({"return": {"value": draw(st.one_of(st.none(), st.integers(0, 5)))}})
+    return steps
+
+
 @st.composite
 def hook_programs(
     draw: st.DrawFn,
@@ -177,6 +239,11 @@ def scenarios(
     # Without `decisions` nothing is drawn for the plan (see _decorate).
     plan = draw(plans(new)) if "decisions" in new else None
     tools = [{"name": n, "steps": draw(tool_programs(n, plan))} for n in tool_names]
+    if "agent-as-tool" in declared:
+        # Some tools run a sub-agent (spec 12); two tool uses of one batch may run the same definition.
+        for i, tool in enumerate(tools):
+            if draw(st.integers(0, 2)) == 0:
+                tool["steps"] = draw(agent_programs(f"sub{i}", 1, executors))
     turns: list[dict[str, JSON]] = []
     for t in range(draw(st.integers(1, 4))):
         # Now and then a tool use names no tool (ROC-TOOL-009: an error result, the batch goes on).

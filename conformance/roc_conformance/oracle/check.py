@@ -19,6 +19,8 @@ from ..errors import ConformanceViolation
 from . import reqs
 from .engine import MISSING, Key, Outcome, Ref, UnknownRef
 from .scenario import JSON, canonical, same_canonical
+from .subagents import KIND as AGENT_AS_TOOL
+from .subagents import SITUATION_REQS, propagated_key
 
 TOOL_EVENTS = ("before_tool_call", "tool_start", "tool_end", "after_tool_call")
 # What an adapter records for a runtime that does not claim `hooks` (spec 4.1): the adapter brackets each
@@ -87,9 +89,36 @@ def merge(
 
 
 def key_of(interrupt: dict[str, JSON]) -> Key:
-    """The key an observed interrupt claims by its source and name."""
+    """The key an observed interrupt claims by its source and name; for a propagated interrupt, by its
+    ``source.inner`` chain too (subagents.propagated_key)."""
     src = interrupt.get("source") or {}
-    return (str(src.get("kind", "")), src.get("toolUseId") or None, str(interrupt.get("name", "")))
+    if not isinstance(src, dict):
+        src = {}
+    name = str(interrupt.get("name", ""))
+    inner = src.get("inner")
+    if src.get("kind") == AGENT_AS_TOOL and isinstance(inner, dict):
+        inner_key = key_of({"name": name, "source": inner.get("source")})
+        return propagated_key(str(src.get("toolUseId") or ""), inner_key)
+    return (str(src.get("kind", "")), src.get("toolUseId") or None, name)
+
+
+def _inner_ids(interrupt: dict[str, JSON]) -> list[JSON]:
+    """The ``inner.interruptId`` of each level of a propagated interrupt, outermost first."""
+    out: list[JSON] = []
+    src = interrupt.get("source")
+    while isinstance(src, dict) and src.get("kind") == AGENT_AS_TOOL and isinstance(src.get("inner"), dict):
+        out.append(src["inner"].get("interruptId"))
+        src = src["inner"].get("source")
+    return out
+
+
+def _without_inner_ids(source: JSON) -> JSON:
+    """A source with every level's ``inner.interruptId`` left out (ids are bound, never predicted)."""
+    if not isinstance(source, dict) or not isinstance(source.get("inner"), dict):
+        return source
+    inner = {k: v for k, v in source["inner"].items() if k != "interruptId"}
+    inner["source"] = _without_inner_ids(inner.get("source"))
+    return {**source, "inner": inner}
 
 
 def crash_text(crash: JSON) -> str:
@@ -124,20 +153,39 @@ class IdBinder:
     retired: set[str] = field(default_factory=set)
     history: dict[Key, str] = field(default_factory=dict)  # last id per key (to re-send consumed answers)
     restored: bool = False
+    inner: dict[Key, list[JSON]] = field(default_factory=dict)  # a propagated key -> its inner ids, by level
+
+    def bind_inner(self, key: Key, ids: list[JSON], out: list[Violation]) -> None:
+        """ROC-AGENT-003: each level names the inner interrupt by its id, which is stable like any id while
+        the interrupt is pending (ROC-REPLAY-004 at that level, ROC-AGENT-002 here)."""
+        if any(not isinstance(i, str) or not i for i in ids):
+            out.append(
+                Violation([reqs.AGENT_FIELDS], f"interrupt {key}: source.inner without an id: {ids!r}")
+            )
+            return
+        old = self.inner.get(key)
+        if old is not None and old != ids:
+            out.append(
+                Violation([reqs.AGENT_ID, reqs.ID_STABLE], f"interrupt {key}: inner ids {old} -> {ids}")
+            )
+        self.inner[key] = ids
 
     def bind(self, key: Key, iid: JSON, out: list[Violation]) -> None:
         if not isinstance(iid, str) or not iid:
             out.append(Violation([reqs.INTERRUPT_FIELDS], f"interrupt {key} has no id: {iid!r}"))
             return
         old = self.current.get(key)
+        # ROC-AGENT-002: a propagated id is one more id of the outer agent, unique and stable like the others.
+        agent = [reqs.AGENT_ID] if key[0] == AGENT_AS_TOOL else []
         if old is not None and old != iid:
-            ids = [reqs.ID_STABLE, reqs.PARTIAL_SAME] + ([reqs.SESSION_ID] if self.restored else [])
+            ids = [*agent, reqs.ID_STABLE, reqs.PARTIAL_SAME] + ([reqs.SESSION_ID] if self.restored else [])
             out.append(Violation(ids, f"interrupt {key} changed id {old!r} -> {iid!r}"))
         if old is None and iid in self.retired:
             out.append(Violation([reqs.ID_NOT_REUSED], f"id {iid!r} of a finished batch is reused for {key}"))
         for k, v in self.current.items():
             if v == iid and k != key:
-                out.append(Violation([reqs.ID_DISTINCT], f"id {iid!r} names both {k} and {key}"))
+                both = agent or ([reqs.AGENT_ID] if k[0] == AGENT_AS_TOOL else [])
+                out.append(Violation([*both, reqs.ID_DISTINCT], f"id {iid!r} names both {k} and {key}"))
         self.current[key] = iid
         self.history[key] = iid
 
@@ -244,7 +292,7 @@ def _must_not_run(outcome: Outcome, key: Key) -> bool:
     if key[0] == "before_tools" or key[1] is None or situation not in _EXTRA:
         return False
     # The callbacks of a tool use's own firing run whatever they decide (interrupt or cancel).
-    return key[0] == "tool" or situation not in (
+    return key[0] in ("tool", AGENT_AS_TOOL) or situation not in (
         "btc_interrupt",
         "btc_interrupt_over_cancel",
         "tool_cancel",
@@ -345,6 +393,10 @@ def _unexpected_error_ids(outcome: Outcome, code: str) -> list[str]:
         # This resume answers an interrupt an earlier rejected resume named; the implementation calls it
         # unknown (already answered): the rejected input left its answer behind.
         return [reqs.RESUME_UNCHANGED]
+    if "resumed" in outcome.agent_paths.values():
+        # A resume that reaches a kept sub-agent: whatever refuses it, the sub-agent was not resumed with
+        # the answers given for it (ROC-AGENT-005).
+        return [reqs.AGENT_RESUMED, *base]
     table: dict[str, list[str]] = {
         "INVALID_RESPONSE": [reqs.RESUME_PRESENCE] if reqs.RESUME_PRESENCE in outcome.exercised else base,
         # An id the implementation reported itself is unknown to it now: lost, or changed (not stable).
@@ -438,14 +490,30 @@ def check_interrupts(
                 # unit is the one broken. (With an expected interrupt missing, the extra one may just follow
                 # from that, so it stays a finding of the stop rule; unless the missing ones follow from it,
                 # see _stopped_earlier.)
-                ids_ = _extra_ids(outcome, key[1], "tool_start" if key[0] == "tool" else "hook")
+                body = key[0] in ("tool", AGENT_AS_TOOL)
+                ids_ = _extra_ids(outcome, key[1], "tool_start" if body else "hook")
                 specific = True
             if outcome.abandon and key not in outcome.decided:
                 # An abandon runs no unit of the batch it completes (ROC-ABANDON-004); with "continue" the
                 # next batch's interrupts are expected ones.
                 ids_, specific = [reqs.ABANDON_RUNS_NOTHING], False
-            if key[0] not in ("tool", "before_tool_call", "before_tools"):
+            if key[0] == AGENT_AS_TOOL and not specific and key not in outcome.withdrawn:
+                # A sub-agent's interrupt the oracle does not expect: propagated once too often, or a
+                # sub-agent that ran again and asked again (re-prompted, resumed with nothing new, or run
+                # again after it completed): the rule of what its call had to do decides.
+                ids_ = _unexpected_propagated(outcome, key)
+                specific = (str(key[1]),) in outcome.agent_paths
+            if key[0] not in ("tool", "before_tool_call", "before_tools", AGENT_AS_TOOL):
                 ids_, specific = [reqs.SOURCE_KIND], False
+            sub_key = next(
+                (k for k in expected if k[0] == AGENT_AS_TOOL and k[1] == key[1] and k not in reported), None
+            )
+            if sub_key is not None and key[0] != AGENT_AS_TOOL:
+                # The body went past its sub-agent call, which had to stop it with the missing propagated
+                # interrupt: that finding names the rule, this one follows from it.
+                implied = Violation(_missing_propagated(outcome, sub_key), f"unexpected interrupt {key}")
+                out.append(_as("implied", implied))
+                continue
             extra = Violation(ids_, f"unexpected interrupt {key} (expected {sorted(expected)})")
             extra.explains_stop = specific
             out.append(_as("outcome", extra))
@@ -484,6 +552,12 @@ def check_interrupts(
                 wrong = f"{key}: {member} {_short(item.get(member))} != {_short(exp.extra[member])}"
                 out.append(Violation([req], wrong))
         src = item.get("source") or {}
+        if key[0] == AGENT_AS_TOOL:
+            # ROC-AGENT-003: the inner agent and source, level by level (ids bound, never predicted).
+            binder.bind_inner(key, _inner_ids(item), out)
+            if not same_canonical(_without_inner_ids(src), exp.source):
+                wrong = f"{key}: source {_short(_without_inner_ids(src))} != {_short(exp.source)}"
+                out.append(Violation([reqs.AGENT_FIELDS], wrong))
         if key[0] == "before_tools":
             if src.get("toolUseId") is not None or src.get("toolName") is not None:
                 out.append(Violation([reqs.BT_SOURCE], f"{key}: before_tools source names a tool: {src}"))
@@ -503,6 +577,10 @@ def check_interrupts(
             out.append(
                 _as("outcome", Violation([reqs.ABANDON_THEN], f"interrupt {key} missing from the result"))
             )
+        elif key not in seen and key[0] == AGENT_AS_TOOL:
+            out.append(
+                _as("outcome", Violation(_missing_propagated(outcome, key), f"interrupt {key} missing"))
+            )
         elif key not in seen:
             ids_ = [reqs.STOP_ALL_INTERRUPTS]
             if key[0] != "tool" and any(k[1] == key[1] and k[0] == key[0] and k != key for k in seen):
@@ -513,13 +591,92 @@ def check_interrupts(
                 # cycle whose unit did not run now is ROC-STOP-002's alone.
                 ids_.append(reqs.EXEC_CONC_REPORTED)
             out.append(_as("outcome", Violation(ids_, f"interrupt {key} missing from the result")))
+    propagated_ids = {
+        item.get("id") for item in got if isinstance(item, dict) and key_of(item)[0] == AGENT_AS_TOOL
+    }
     for iid, n in ids.items():
         if n > 1:
-            out.append(Violation([reqs.ID_DISTINCT_RESULT], f"id {iid!r} used by {n} interrupts"))
+            agent = [reqs.AGENT_ID] if iid in propagated_ids else []
+            out.append(Violation([*agent, reqs.ID_DISTINCT_RESULT], f"id {iid!r} used by {n} interrupts"))
     order = [k for k in seen if k in expected]
     want = [i.key for i in outcome.interrupts if i.key in order]
     if order != want:
         out.append(Violation([reqs.INTERRUPT_ORDER], f"interrupts in order {order}, expected {want}"))
+
+
+def _any_end(event: dict[str, JSON], free: set[tuple[tuple[str, ...], str | None]]) -> dict[str, JSON]:
+    if event.get("kind") == "tool_end" and (_path(event), _tid(event)) in free:
+        return {**event, "outcome": "*"}
+    return event
+
+
+def _unexpected_propagated(outcome: Outcome, key: Key) -> list[str]:
+    """The rule an unexpected propagated interrupt breaks, by what the sub-agent call did (or must not do)."""
+    situation = outcome.agent_paths.get((str(key[1]),))
+    if situation in ("resumed", "not_resumed", "completed"):
+        return [*SITUATION_REQS[situation], reqs.AGENT_PROPAGATE]
+    return [reqs.AGENT_PROPAGATE, reqs.STOP_ALL_INTERRUPTS]
+
+
+def _missing_propagated(outcome: Outcome, key: Key) -> list[str]:
+    """The rule a missing propagated interrupt breaks: a sub-agent that got nothing new still asks it
+    (another tool use's answer reached it, ROC-AGENT-004, or it was resumed, ROC-AGENT-006); a resumed one
+    asks what its answers left open (ROC-AGENT-005 resumes it with those answers alone, ROC-AGENT-004)."""
+    situation = outcome.agent_paths.get((str(key[1]),))
+    if situation == "not_resumed":
+        return [reqs.AGENT_ROUTED, reqs.AGENT_NOT_RESUMED]
+    if situation == "resumed":
+        return [reqs.AGENT_ROUTED, reqs.AGENT_RESUMED]
+    return [reqs.AGENT_PROPAGATE]
+
+
+# What the checks compare of a sub-agent's events: the adapter records at least these for every sub-agent
+# (harness protocol 5); its hook events are judged through the propagated interrupts and the results.
+NESTED_KINDS = ("model_call", "tool_start", "tool_end")
+
+
+def _path(event: dict[str, JSON]) -> tuple[str, ...]:
+    path = event.get("agentPath")
+    return tuple(str(p) for p in path) if isinstance(path, list) else ()
+
+
+def check_sub_agents(
+    outcome: Outcome, expected: list[dict[str, JSON]], observed: list[dict[str, JSON]]
+) -> list[Violation]:
+    """The events of sub-agents, per agentPath: its model calls (turns, in order) and its tool runs."""
+    out: list[Violation] = []
+
+    def of(trace: list[dict[str, JSON]], path: tuple[str, ...], kind: str) -> list[Any]:
+        events = [e for e in trace if _path(e) == path and e.get("kind") == kind]
+        if kind == "model_call":
+            return [e.get("turn") for e in events]
+        return sorted(canonical([_tid(e), e.get("outcome")]) for e in events)
+
+    paths = sorted({_path(e) for e in [*expected, *observed] if e.get("kind") in NESTED_KINDS})
+    for path in paths:
+        situation = outcome.agent_paths.get(path)
+        # A path the oracle has no sub-agent call at: judged by the nearest level that has one.
+        up = next(
+            (
+                outcome.agent_paths[path[:n]]
+                for n in range(len(path), 0, -1)
+                if path[:n] in outcome.agent_paths
+            ),
+            None,
+        )
+        for kind in NESTED_KINDS:
+            want, have = of(expected, path, kind), of(observed, path, kind)
+            if want == have:
+                continue
+            ids = list(SITUATION_REQS.get(situation or up or "started", [reqs.AGENT_PROPAGATE]))
+            if kind == "model_call" and 0 in have and 0 not in want:
+                ids = [reqs.AGENT_RESUMED]  # a kept sub-agent prompted again
+                if (situation or up) == "completed":
+                    ids = [reqs.AGENT_COMPLETED]
+            if not want and path[:1] not in outcome.agent_paths and not situation:
+                ids = [reqs.AGENT_PROPAGATE]  # events of a sub-agent no body runs now
+            out.append(Violation(ids, f"sub-agent {list(path)}: {kind} {have}, expected {want}"))
+    return out
 
 
 def check_result(
@@ -572,7 +729,13 @@ def check_result(
         if outcome.abandon:
             ids = [reqs.ABANDON_THEN]
         wrong_stop = f"stopReason {stop!r}, expected {outcome.stop_reason!r}"
-        if stop == "interrupt" and _stop_explained(found, got):
+        missing_sub = [i.key for i in outcome.interrupts if i.key[0] == AGENT_AS_TOOL]
+        if not got and missing_sub and len(missing_sub) == len(outcome.interrupts):
+            # Only sub-agents' interrupts were due and none came: their findings name the rule (spec 12).
+            out.append(
+                _as("implied", Violation(ids, f"{wrong_stop}, as the propagated interrupts are missing"))
+            )
+        elif stop == "interrupt" and _stop_explained(found, got):
             # Every interrupt comes from a unit that a specific rule keeps from running (a cancel that was
             # ignored, ...): that rule's finding is the divergence. Once they are raised the stop reason must
             # be 'interrupt' (ROC-MODEL-010), so the replay or loop rule is not broken by it.
@@ -590,6 +753,24 @@ def check_result(
         out.append(Violation(ids, f"message {_short(result.get('message'))} != {_short(outcome.message)}"))
     if outcome.trace_checked:
         trace = list(observed.get("trace") or [])
+        # A tool_end the oracle predicts as "*" (a second sub-agent call, ROC-AGENT-011) is not judged on its
+        # outcome: the result and the absence of an interrupt are.
+        free = {
+            (_path(e), _tid(e))
+            for e in outcome.trace
+            if e.get("kind") == "tool_end" and e.get("outcome") == "*"
+        }
+        if free:
+            trace = [_any_end(e, free) if isinstance(e, dict) else e for e in trace]
+        nested = [e for e in trace if isinstance(e, dict) and _path(e)]
+        nested_exp = [e for e in outcome.trace if _path(e)]
+        if nested or nested_exp:
+            # Sub-agents' events (spec 12): judged per agentPath; the rest is the agent's own trace.
+            for v in check_sub_agents(outcome, nested_exp, nested):
+                out.append(_as("trace", v))
+            trace = [e for e in trace if not (isinstance(e, dict) and _path(e))]
+            outcome = replace(outcome, trace=[e for e in outcome.trace if not _path(e)])
+
         if not hook_events:
             trace = [e for e in trace if e.get("kind") in CORE_TRACE_KINDS]
             core_trace = [e for e in outcome.trace if e.get("kind") in CORE_TRACE_KINDS]
@@ -822,6 +1003,7 @@ _RESULT_RULE: dict[str, str] = {
     "bt_declined": reqs.DECIDE_TEXT,
     "tool_declined": reqs.DECIDE_TEXT,
     "abandoned": reqs.ABANDON_RESULTS,
+    "agent_second_call": reqs.AGENT_ONE_CALL,
 }
 
 

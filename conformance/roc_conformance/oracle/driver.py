@@ -188,7 +188,10 @@ class Driver:
         observed = self.impl.invoke(self.handle, wire)
         self.log.append(Exchange({"rpc": "Invoke", **wire}, observed, len(self.steps) - 1))
         self.last_outcome = outcome
-        self.model_calls += sum(1 for e in observed.get("trace") or [] if e.get("kind") == "model_call")
+        # The harness's model cursor is the top agent's: a sub-agent's model calls (agentPath) are its own.
+        self.model_calls += sum(
+            1 for e in observed.get("trace") or [] if e.get("kind") == "model_call" and not e.get("agentPath")
+        )
         if outcome.completed_batches and not _rejected(observed):
             self.binder.retire()  # a batch completed: its ids are consumed, later batches mint new ones
             self.batch_restored = False

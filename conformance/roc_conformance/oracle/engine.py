@@ -17,9 +17,12 @@ from typing import Any, Literal
 from . import reqs
 from .copying import deep_copy
 from .scenario import JSON, AgentSpec, HookDef, ScenarioError, Step, json_equal, tool_uses
+from .subagents import KIND as AGENT_AS_TOOL
+from .subagents import Kept, interrupt_name, run_sub_agent
 
 Key = tuple[str, str | None, str]
-"""An interrupt's identity: (source kind, toolUseId or None, name)."""
+"""An interrupt's identity: (source kind, toolUseId or None, name). A propagated interrupt of a sub-agent
+(spec 12) folds the inner key into the name: see ``subagents.propagated_key``."""
 
 Unit = tuple[str, str | None, int]
 """A unit that can raise: (layer, toolUseId, hook index or -1 for a tool body)."""
@@ -169,7 +172,7 @@ class ExpectedInterrupt:
 
     @property
     def name(self) -> str:
-        return self.key[2]
+        return interrupt_name(self.key)
 
 
 @dataclass
@@ -202,6 +205,8 @@ class Outcome:
     expiry_resolved: set[Key] = field(default_factory=set)  # ... by expiry in this invocation (EXPIRY-005)
     abandon: bool = False  # the outcome of an accepted abandon (ROC-ABANDON-*)
     order_req: str = reqs.ERROR_ORDER  # the SHOULD a code other than ``preferred`` breaks
+    # agentPath -> what the sub-agent call did there (subagents.SITUATION_REQS): started, resumed, ...
+    agent_paths: dict[tuple[str, ...], str] = field(default_factory=dict)
 
     @property
     def is_error(self) -> bool:
@@ -226,6 +231,8 @@ class _DirectInterrupt(Exception):
 @dataclass
 class ProgramRun:
     raised: tuple[Key, JSON] | None = None
+    # A sub-agent that stopped: one (key, reason, source, expiry members) per unanswered inner interrupt.
+    propagated: list[tuple[Key, JSON, dict[str, JSON], dict[str, JSON]]] = field(default_factory=list)
     declined: str | None = None  # the text of a decision the unit did not handle (ROC-DECIDE-004..006)
     handled: bool = False  # the unit took a decision as its answer (handleDecision)
     answers: list[JSON] = field(default_factory=list)
@@ -299,6 +306,16 @@ class OracleAgent:
         # The scripted model's cursor: call i uses turns[i]. It belongs to the harness's model, not to the
         # agent, so a failed invocation does not rewind it (the agent itself is restored, ROC-ERR-006).
         self._model_calls = 0
+        # Sub-agents kept by the pending batch, by outer toolUseId (spec 12, ROC-AGENT-008): public, so the
+        # rollback of a failed invocation puts them back too.
+        self.children: dict[str, Kept] = {}
+        # A sub-agent's scripted model answers turns[n] for a history of n assistant messages (harness
+        # protocol 5), not by a cursor of its own.
+        self._history_turns = False
+        self._agent_paths: dict[tuple[str, ...], str] = {}
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> OracleAgent:
+        return self.copy()  # a kept sub-agent is copied with its parent (snapshot + restore)
 
     # ---- public surface -------------------------------------------------------------------------
 
@@ -357,6 +374,7 @@ class OracleAgent:
         self._expiry_resolved = set()
         self._raise_extra = {}
         self._completed = 0
+        self._agent_paths = {}
         if isinstance(inp, Direct):
             out = self._direct(inp)
         elif isinstance(inp, Resume):
@@ -400,6 +418,7 @@ class OracleAgent:
         out.decided = {k for k, r in before.interrupts.items() if r.decision is not None}
         out.decided |= set() if out.is_error else set(self._decided)
         out.expiry_resolved = set() if out.is_error else set(self._expiry_resolved)
+        out.agent_paths = {} if out.is_error else dict(self._agent_paths)
         self._track_rejected_answers(inp, before, out)
         return out
 
@@ -651,7 +670,7 @@ class OracleAgent:
     def _loop(self) -> Outcome:
         while True:
             if self.pending_assistant is None:
-                turn = self._model_calls
+                turn = self.batch_index() if self._history_turns else self._model_calls
                 self._model_calls += 1
                 self._emit("model_call", turn=turn)
                 self._exercised.add(reqs.LOOP)
@@ -811,6 +830,7 @@ class OracleAgent:
         self.interrupts = {}
         self.owners = {}
         self.stale_cancels = set()
+        self.children = {}  # ROC-AGENT-008: kept until the outer batch completes
         self._completed += 1
 
     def _ran(self) -> set[tuple[str, str | None]]:
@@ -819,9 +839,11 @@ class OracleAgent:
         kind = {"before_tools": "before_tools", "before_tool_call": "before_tool_call", "tool_start": "tool"}
         units: set[tuple[str, str | None]] = set()
         for event in self._trace[self._cycle_start :]:
-            if event.get("kind") in kind:
+            if event.get("kind") in kind and "agentPath" not in event:  # a sub-agent's units are its own
                 tuid = event.get("toolUseId")
                 units.add((kind[str(event["kind"])], None if tuid is None else str(tuid)))
+                if event["kind"] == "tool_start":  # the body runs the sub-agent call, if it has one
+                    units.add((AGENT_AS_TOOL, None if tuid is None else str(tuid)))
         return units
 
     def _stop(self, raised: list[tuple[Key, JSON, dict[str, JSON]]], ids: list[str]) -> list[Key]:
@@ -857,7 +879,7 @@ class OracleAgent:
                 self._exercised.add(reqs.STILL_PENDING)
         # ROC-STOP-010: batch-level interrupts first, then by tool use; for one tool use, BeforeToolCall
         # before its body (a stable sort keeps the registration order of one event instance).
-        rank = {"before_tools": 0, "before_tool_call": 1, "tool": 2}
+        rank = {"before_tools": 0, "before_tool_call": 1, "tool": 2, AGENT_AS_TOOL: 2}
         keys.sort(key=lambda k: (-1 if k[1] is None else ids.index(k[1]), rank.get(k[0], 3)))
         return keys
 
@@ -933,6 +955,14 @@ class OracleAgent:
             else:
                 self._emit("tool_start", toolUseId=tuid, name=name)
                 run = self._run_program(tool.steps, "tool", tuid, name, ("tool", tuid, -1))
+                if run.propagated:
+                    # ROC-AGENT-001: the body stops with its sub-agent: an interrupt per unanswered inner one.
+                    self._emit("tool_end", toolUseId=tuid, outcome="interrupted")
+                    self._exercised |= {reqs.TOOL_INTERRUPT_NO_RESULT, reqs.ATC_NOT_FOR_INTERRUPTED}
+                    for key, _, _, extra in run.propagated:
+                        if extra:
+                            self._raise_extra[key] = extra
+                    return [(key, reason, source) for key, reason, source, _ in run.propagated]
                 if run.raised is not None:
                     self._emit("tool_end", toolUseId=tuid, outcome="interrupted")
                     self._exercised |= {reqs.TOOL_INTERRUPT_NO_RESULT, reqs.ATC_NOT_FOR_INTERRUPTED}
@@ -947,6 +977,10 @@ class OracleAgent:
                     result = error_result(tuid, run.declined)
                 failed = run.end == "fail" or run.declined is not None
                 self._emit("tool_end", toolUseId=tuid, outcome="failed" if failed else "returned")
+                if self._why.get(tuid) == "agent_second_call":
+                    # ROC-AGENT-011: an ordinary failure of the body, which an adapter records as it records
+                    # an exception from the runtime (the harness kit: "interrupted"); "*": not judged.
+                    self._trace[-1]["outcome"] = "*"
         self._emit("after_tool_call", toolUseId=tuid, status=result["status"])
         for hook in self._matching("AfterToolCall", [name]):
             self._emit("hook_callback", event="AfterToolCall", hookIndex=hook.index, toolUseId=tuid)
@@ -984,8 +1018,29 @@ class OracleAgent:
         run = ProgramRun()
         last: JSON = MISSING
         names_this_run: set[str] = set()
+        sub_agent_called = False
         for step in steps:
             a = step.args
+            if step.op == "runAgent":
+                if direct or step.nested is None or tuid is None or tool_name is None:
+                    raise ScenarioError("a sub-agent call outside a tool use of the loop is not modelled")
+                if sub_agent_called:
+                    # ROC-AGENT-011: a second call fails the body like any failure; the text is the runtime's.
+                    self._exercised.add(reqs.AGENT_ONE_CALL)
+                    self.free_content.add(tuid)
+                    self._why[tuid] = "agent_second_call"
+                    run.end, run.fail_message = "fail", "a tool body runs at most one sub-agent per run"
+                    return run
+                sub_agent_called = True
+                sub = run_sub_agent(self, step.nested, str(a["prompt"]), tuid, tool_name)
+                self._trace.extend(sub.trace)
+                self._agent_paths.update(sub.paths)
+                if sub.answer is None:
+                    run.propagated = sub.propagated
+                    return run
+                run.answers.append(sub.answer)  # received like an answer (harness protocol 5)
+                last = sub.answer
+                continue
             if step.op == "interrupt":
                 if direct:
                     raise _DirectInterrupt()

@@ -27,6 +27,7 @@ from .engine import (
     UnknownRef,
 )
 from .scenario import JSON, parse_spec
+from .subagents import interrupt_name
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,18 @@ class FakeImplementation:
     def mint_id(self, agent: OracleAgent, key: Key) -> str:
         return f"roc-fake:{agent.batch_index()}:{key[0]}:{key[1] or '-'}:{key[2]}"
 
+    def source_of(self, agent: OracleAgent, key: Key, source: dict[str, JSON]) -> dict[str, JSON]:
+        """The source as reported: a propagated interrupt's ``inner`` gets an id at each level (spec 12)."""
+        out = copy.deepcopy(source)
+        level, name = out, key[2]
+        while isinstance(level.get("inner"), dict):
+            name = name.rsplit("@", 1)[0]  # the key of the level below (subagents.propagated_key)
+            level["inner"]["interruptId"] = (
+                f"roc-fake-inner:{agent.batch_index()}:{level.get('toolUseId')}:{name}"
+            )
+            level = level["inner"]["source"]
+        return out
+
     def resolve_id(self, agent: OracleAgent, iid: str) -> Ref:
         for key in agent.known_keys():
             if self.mint_id(agent, key) == iid:
@@ -138,7 +151,8 @@ class FakeImplementation:
             return doc
         interrupts = []
         for i in outcome.interrupts:
-            item: dict[str, JSON] = {"id": self.mint_id(a, i.key), "name": i.name, "source": dict(i.source)}
+            source = self.source_of(a, i.key, i.source)
+            item: dict[str, JSON] = {"id": self.mint_id(a, i.key), "name": i.name, "source": source}
             if i.reason is not MISSING:
                 item["reason"] = i.reason
             item.update(copy.deepcopy(i.extra))
@@ -151,7 +165,12 @@ class FakeImplementation:
         out: list[dict[str, JSON]] = []
         for key, stored in a.pending_list().items():
             reg = a.interrupts[key]
-            item: dict[str, JSON] = {"id": self.mint_id(a, key), "name": key[2], "source": dict(reg.source)}
+            source = self.source_of(a, key, reg.source)
+            item: dict[str, JSON] = {
+                "id": self.mint_id(a, key),
+                "name": interrupt_name(key),
+                "source": source,
+            }
             if reg.reason is not MISSING:
                 item["reason"] = copy.deepcopy(reg.reason)
             item.update(copy.deepcopy(reg.extra))
@@ -182,7 +201,7 @@ class FakeImplementation:
                 "interrupts": [
                     {
                         "id": self.mint_id(a, k),
-                        "name": k[2],
+                        "name": interrupt_name(k),
                         "source": r.source,
                         **({"response": r.response} if r.answered else {}),
                     }

@@ -166,6 +166,20 @@ EXPIRY_RESOLVED = "ROC-EXPIRY-005"
 EXPIRY_ORDER = "ROC-EXPIRY-006"  # SHOULD
 PENDING_DETAILS = "ROC-PENDING-005"  # INTERRUPT_PENDING carries the pending list (profile pending-list)
 
+# Sub-agents used as tools (12, spec 1.2; profile agent-as-tool).
+AGENT_PROPAGATE = "ROC-AGENT-001"  # one propagated interrupt per unanswered inner one, with the batch
+AGENT_ID = "ROC-AGENT-002"  # propagated ids unique among the pending, stable across replay and restore
+AGENT_FIELDS = (
+    "ROC-AGENT-003"  # name, reason, metadata, expiry copied; source {kind, toolUseId, toolName, inner}
+)
+AGENT_ROUTED = "ROC-AGENT-004"  # an answer to a propagated interrupt reaches the inner one, and only it
+AGENT_RESUMED = "ROC-AGENT-005"  # resumed with them, never prompted again
+AGENT_NOT_RESUMED = "ROC-AGENT-006"  # nothing new: not resumed, reported again
+AGENT_COMPLETED = "ROC-AGENT-007"  # a completed sub-agent's result is returned, it never runs again
+AGENT_OWN_INSTANCE = "ROC-AGENT-010"  # one instance per outer tool use
+AGENT_ONE_CALL = "ROC-AGENT-011"  # a second sub-agent call in one body run fails the body
+AGENT_VALIDATED = "ROC-AGENT-012"  # a resume of propagated interrupts is validated on the outer agent
+
 SHOULD = frozenset({INTERRUPT_ORDER, ERROR_ORDER, AFTER_TOOLS_ORDER, RESULT_ORDER, EXPIRY_ORDER})
 PROVISIONAL: frozenset[str] = frozenset()
 ALL: dict[str, str] = {

@@ -28,8 +28,10 @@ class ScenarioError(ValueError):
 class Step:
     """One step of a tool or hook program; ``op`` is the single key of the step object."""
 
-    op: Literal["interrupt", "return", "fail", "cancel", "cancelIf", "skipIfState", "setState"]
+    op: Literal["interrupt", "return", "fail", "cancel", "cancelIf", "skipIfState", "setState", "runAgent"]
     args: dict[str, JSON]
+    # A ``runAgent`` step's nested scenario, parsed (profile agent-as-tool, spec 12); None for other steps.
+    nested: AgentSpec | None = None
 
 
 @dataclass(frozen=True)
@@ -60,11 +62,14 @@ class AgentSpec:
         return [h for h in self.hooks if h.event == event]
 
 
-_TOOL_OPS = frozenset({"interrupt", "return", "fail", "skipIfState", "setState"})
+_TOOL_OPS = frozenset({"interrupt", "return", "fail", "skipIfState", "setState", "runAgent"})
+# The oracle names a sub-agent's interrupt, as its outer tool use propagates it, by the inner name and the
+# inner raise point joined with this mark (see subagents.propagated_key): a nested name must not hold it.
+NESTED_MARK = "@"
 _HOOK_OPS = frozenset({"interrupt", "cancel", "cancelIf", "skipIfState", "setState"})
 
 
-def _steps(raw: object, allowed: frozenset[str], where: str) -> tuple[Step, ...]:
+def _steps(raw: object, allowed: frozenset[str], where: str, depth: int = 0) -> tuple[Step, ...]:
     if not isinstance(raw, list):
         raise ScenarioError(f"{where}: steps must be a list")
     out: list[Step] = []
@@ -84,12 +89,25 @@ def _steps(raw: object, allowed: frozenset[str], where: str) -> tuple[Step, ...]
             and ("reason" in args or not isinstance(args["reasonFromState"], str))
         ):
             raise ScenarioError(f"{where}[{i}]: interrupt takes a reason or a reasonFromState key")
-        out.append(Step(op, dict(args)))
+        if op == "interrupt" and depth > 0 and NESTED_MARK in args["name"]:
+            raise ScenarioError(f"{where}[{i}]: a sub-agent's interrupt name must not hold {NESTED_MARK!r}")
+        nested: AgentSpec | None = None
+        if op == "runAgent":
+            # Harness protocol 5: {"runAgent": {"agent": AgentSpec, "prompt"}}; the nested spec nests further.
+            if not isinstance(args.get("agent"), dict) or not isinstance(args.get("prompt"), str):
+                raise ScenarioError(f"{where}[{i}]: runAgent needs an agent (an AgentSpec) and a prompt")
+            nested = _parse(args["agent"], depth + 1)
+        out.append(Step(op, dict(args), nested))
     return tuple(out)
 
 
 def parse_spec(doc: dict[str, JSON]) -> AgentSpec:
     """Parse the JSON AgentSpec of TEAM.md; raises ScenarioError on anything malformed."""
+    return _parse(doc, 0)
+
+
+def _parse(doc: dict[str, JSON], depth: int) -> AgentSpec:
+    """``depth``: 0 for the agent the harness creates, n for a runAgent step's sub-agent n levels down."""
     try:
         executor = doc.get("executor", "sequential")
         if executor not in ("sequential", "concurrent"):
@@ -99,7 +117,8 @@ def parse_spec(doc: dict[str, JSON]) -> AgentSpec:
             turns.append(tuple(json.loads(json.dumps(b)) for b in t["content"]))
         tools: dict[str, ToolDef] = {}
         for t in doc.get("tools", []):
-            tools[t["name"]] = ToolDef(t["name"], _steps(t.get("steps", []), _TOOL_OPS, f"tool {t['name']}"))
+            steps = _steps(t.get("steps", []), _TOOL_OPS, f"tool {t['name']}", depth)
+            tools[t["name"]] = ToolDef(t["name"], steps)
         hooks: list[HookDef] = []
         for i, h in enumerate(doc.get("hooks", [])):
             if h["event"] not in HOOK_EVENTS:
