@@ -43,6 +43,7 @@ PROFILES = (
     "pending-list",
     "idempotent-resume",
     "agent-as-tool",
+    "multi-agent",
 )
 """The profiles this runtime claims (ROC-CONF-001..005); reserved profiles are not claimed."""
 

@@ -88,7 +88,9 @@ def test_enums_match_the_schemas():
         "roc.v1.Role": set(_schema("message.schema.json")["properties"]["role"]["enum"]),
         "roc.v1.ToolResultStatus": set(_schema("tool-result.schema.json")["properties"]["status"]["enum"]),
         "roc.conformance.v1.ExecutorKind": set(agent_spec["properties"]["executor"]["enum"]),
-        "roc.conformance.v1.HookEvent": set(agent_spec["$defs"]["hook"]["properties"]["event"]["enum"]),
+        # One enum serves an agent's callbacks and an orchestrator's node callbacks (harness protocol 5).
+        "roc.conformance.v1.HookEvent": set(agent_spec["$defs"]["hook"]["properties"]["event"]["enum"])
+        | set(agent_spec["$defs"]["nodeHook"]["properties"]["event"]["enum"]),
     }
     for enum_name, values in expected.items():
         assert _json_values(enum_name) == values, enum_name
