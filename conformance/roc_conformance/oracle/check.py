@@ -395,8 +395,8 @@ def _unexpected_error_ids(outcome: Outcome, code: str) -> list[str]:
         return [reqs.RESUME_UNCHANGED]
     if "resumed" in outcome.agent_paths.values():
         # A resume that reaches a kept sub-agent: whatever refuses it, the sub-agent was not resumed with
-        # the answers given for it (ROC-AGENT-005).
-        return [reqs.AGENT_RESUMED, *base]
+        # exactly the answers given for it (ROC-AGENT-004, ROC-AGENT-005).
+        return [reqs.AGENT_ROUTED, reqs.AGENT_RESUMED, *base]
     table: dict[str, list[str]] = {
         "INVALID_RESPONSE": [reqs.RESUME_PRESENCE] if reqs.RESUME_PRESENCE in outcome.exercised else base,
         # An id the implementation reported itself is unknown to it now: lost, or changed (not stable).
