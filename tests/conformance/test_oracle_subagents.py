@@ -459,3 +459,19 @@ def test_the_machine_catches_a_broken_sub_agent_rule_on_its_requirement(fixture,
     found = _machine_findings(fixture, executor)
     assert found is not None, f"{fixture} was not caught"
     assert breaks <= found, f"{fixture}: found {sorted(found)}, breaks {sorted(breaks)}"
+
+
+def test_the_machine_with_sub_agents_stays_in_sync_with_the_conforming_fake_and_exercises_chapter_12():
+    from roc_conformance.machine import MachineLedger
+
+    profiles = ("core", "hooks", "concurrent-executor", "sessions", "agent-as-tool", "decisions")
+    ledger = MachineLedger()
+    fake = settings(MACHINE, max_examples=150)
+    machine = make_machine(
+        lambda: FakeImplementation(profiles), frozenset(profiles), fake, name="FakeSubAgents", ledger=ledger
+    )
+    run_state_machine_as_test(machine, settings=fake)
+    assert ledger.exercised_in_sync == ledger.exercised_any
+    chapter = {r for r in ledger.exercised_in_sync if r.startswith("ROC-AGENT-")}
+    want = {f"ROC-AGENT-{n:03d}" for n in (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)}
+    assert want <= chapter, sorted(want - chapter)

@@ -35,6 +35,13 @@ returns a RuleBasedStateMachine class (``MACHINE_REQUIREMENTS``: what a passing 
 violations carry ``counterexample`` = RPC transcript + the run as a vector (``vector_from_counterexample``).
 ``roc_conformance.strategies`` has the scenario and input strategies.
 
+Sub-agents (spec 12, profile agent-as-tool): a tool's ``runAgent`` step runs a nested OracleAgent per outer
+tool use (``subagents.py``); a propagated interrupt's key is ("agent_as_tool", outer toolUseId, inner name
++ "@" + inner kind + ":" + inner toolUseId, nested the same way per level), ``check.key_of`` reads it off an
+observed interrupt's ``source.inner`` chain, and ``ExpectedInterrupt.name`` is the inner name. Sub-agents'
+trace events carry ``agentPath``; ``Outcome.agent_paths`` says what each sub-agent call did (started,
+resumed, not_resumed, completed), by which the checker names the ROC-AGENT requirement a divergence breaks.
+
 Trace facts the oracle relies on: ``model_call{turn}`` uses the harness's model cursor (call i -> turns[i],
 not rewound by a failed invocation); ``after_tools.toolUseIds`` in message order; ``hook_callback`` carries
 ``event``, ``hookIndex`` and, for per-tool events, ``toolUseId``; a rejected input shows only

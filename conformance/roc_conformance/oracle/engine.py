@@ -514,6 +514,9 @@ class OracleAgent:
         if codes:
             # One code per condition; when several hold, any of them is conformant (MUST) and the
             # first in the ROC-RESUME-014 order is preferred (SHOULD).
+            if any(not isinstance(r.ref, UnknownRef) and r.ref[0] == AGENT_AS_TOOL for r in inp.responses):
+                # ROC-AGENT-012: validated on the outer agent; nothing runs at any level, nothing changes.
+                req_ids.append(reqs.AGENT_VALIDATED)
             return self._error(codes, *req_ids)
         for r in inp.responses:
             assert not isinstance(r.ref, UnknownRef)

@@ -110,7 +110,7 @@ def run_sub_agent(
             ]
             return out
         # ROC-AGENT-004/005: resumed with the answers and decisions given for its propagated interrupts.
-        outer._exercised |= {reqs.AGENT_ROUTED, reqs.AGENT_RESUMED, reqs.AGENT_VALIDATED}
+        outer._exercised |= {reqs.AGENT_ROUTED, reqs.AGENT_RESUMED}
         out.paths[here] = "resumed"
         inp = Resume(tuple(routed))
     outcome = child.invoke(inp)
