@@ -120,7 +120,8 @@ def test_format_2_2_has_fixtures_for_a_paused_and_a_completed_sub_agent() -> Non
         for i in _fixture(name)["interruptState"]["interrupts"]
         if "inner" in i["source"]
     ]
-    assert inner and all(i["agentId"] == "cleaner" for i in inner)
+    assert inner
+    assert all(i["agentId"] == "cleaner" for i in inner)
 
 
 @pytest.mark.req("ROC-SEC-002", "ROC-SNAP-008")
