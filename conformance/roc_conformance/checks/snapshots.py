@@ -248,6 +248,12 @@ def fixture_codes(directory: Path) -> dict[str, str]:
     return codes
 
 
+def _tool_uses(message: Any) -> list[dict[str, Any]]:
+    content = message.get("content") if isinstance(message, dict) else None
+    blocks = content if isinstance(content, list) else []
+    return [b["toolUse"] for b in blocks if isinstance(b, dict) and isinstance(b.get("toolUse"), dict)]
+
+
 def spec_for_snapshot(doc: dict[str, Any], executor: str, *, nested: bool = False) -> dict[str, Any]:
     """An agent definition that can continue ``doc``: its tools and hooks raise the stored interrupts, and a
     tool use that keeps a sub-agent (format 2.2) runs one built the same way from the kept part. A sub-agent's
@@ -276,10 +282,9 @@ def spec_for_snapshot(doc: dict[str, Any], executor: str, *, nested: bool = Fals
             hooks.append({"event": "BeforeToolCall", "toolName": source.get("toolName"), "steps": [step]})
         elif source.get("kind") == "before_tools":
             hooks.append(sc.hook("BeforeTools", step))
-    children = state.get("children") if isinstance(state.get("children"), dict) else {}
-    for block in (pending.get("assistantMessage") or {}).get("content") or []:
-        use = block.get("toolUse") if isinstance(block, dict) else None
-        kept = children.get(use.get("toolUseId")) if isinstance(use, dict) else None
+    children: dict[str, Any] = state["children"] if isinstance(state.get("children"), dict) else {}
+    for use in _tool_uses(pending.get("assistantMessage")):
+        kept = children.get(str(use.get("toolUseId")))
         if isinstance(kept, dict) and str(use.get("name")) in tools:
             child = spec_for_snapshot(kept, executor, nested=True)
             tools[str(use["name"])].insert(0, {"runAgent": {"agent": child, "prompt": "continue"}})
