@@ -131,8 +131,10 @@ def sub_agents(draw: st.DrawFn, agent_id: str, depth: int, executors: list[str])
     prefix = f"{agent_id}-"
     tools = [{"name": "ask", "steps": draw(tool_programs(f"{prefix}ask"))}]
     names = ["ask"]
-    deeper = depth < 2 or (depth < MAX_DEPTH and draw(st.integers(0, 4)) == 0)
-    if deeper and draw(st.integers(0, 2)) == 0:
+    # Every choice of a sub-agent shrinks towards none (Hypothesis shrinks integers towards 0), so a shrunk
+    # counterexample holds a sub-agent only when the failure needs one.
+    deeper = depth < 2 or (depth < MAX_DEPTH and draw(st.integers(0, 4)) == 4)
+    if deeper and draw(st.integers(0, 2)) == 2:
         tools.append({"name": "deeper", "steps": draw(agent_programs(f"{agent_id}x", depth + 1, executors))})
         names.append("deeper")
     elif draw(st.booleans()):
@@ -164,11 +166,11 @@ def agent_programs(draw: st.DrawFn, agent_id: str, depth: int, executors: list[s
         {"runAgent": {"agent": draw(sub_agents(agent_id, depth, executors)), "prompt": "work on it"}}
     ]
     extra = draw(st.integers(0, 5))
-    if extra == 0:
+    if extra == 5:
         steps.append(
             {"runAgent": {"agent": draw(sub_agents(f"{agent_id}b", MAX_DEPTH, executors)), "prompt": "again"}}
         )
-    elif extra <= 2:
+    elif extra >= 3:
         # An interrupt after the sub-agent completed: the body replays and must get the kept result
         # (ROC-AGENT-007), not run the sub-agent again.
         steps.append(_interrupt(f"{agent_id}-after", None))
@@ -242,7 +244,7 @@ def scenarios(
     if "agent-as-tool" in declared:
         # Some tools run a sub-agent (spec 12); two tool uses of one batch may run the same definition.
         for i, tool in enumerate(tools):
-            if draw(st.integers(0, 2)) == 0:
+            if draw(st.integers(0, 2)) == 2:  # shrinks towards a tool without a sub-agent
                 tool["steps"] = draw(agent_programs(f"sub{i}", 1, executors))
     turns: list[dict[str, JSON]] = []
     for t in range(draw(st.integers(1, 4))):

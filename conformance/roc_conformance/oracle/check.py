@@ -112,12 +112,12 @@ def _inner_ids(interrupt: dict[str, JSON]) -> list[JSON]:
     return out
 
 
-def _without_inner_ids(source: JSON) -> JSON:
+def without_inner_ids(source: JSON) -> JSON:
     """A source with every level's ``inner.interruptId`` left out (ids are bound, never predicted)."""
     if not isinstance(source, dict) or not isinstance(source.get("inner"), dict):
         return source
     inner = {k: v for k, v in source["inner"].items() if k != "interruptId"}
-    inner["source"] = _without_inner_ids(inner.get("source"))
+    inner["source"] = without_inner_ids(inner.get("source"))
     return {**source, "inner": inner}
 
 
@@ -555,8 +555,8 @@ def check_interrupts(
         if key[0] == AGENT_AS_TOOL:
             # ROC-AGENT-003: the inner agent and source, level by level (ids bound, never predicted).
             binder.bind_inner(key, _inner_ids(item), out)
-            if not same_canonical(_without_inner_ids(src), exp.source):
-                wrong = f"{key}: source {_short(_without_inner_ids(src))} != {_short(exp.source)}"
+            if not same_canonical(without_inner_ids(src), exp.source):
+                wrong = f"{key}: source {_short(without_inner_ids(src))} != {_short(exp.source)}"
                 out.append(Violation([reqs.AGENT_FIELDS], wrong))
         if key[0] == "before_tools":
             if src.get("toolUseId") is not None or src.get("toolName") is not None:

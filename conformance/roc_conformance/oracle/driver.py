@@ -417,7 +417,9 @@ class Driver:
     def _restore_failed(self, message: str, *, end: bool) -> list[Violation]:
         """A failed snapshot or restore: primary while in sync (and the end of the run when no agent is
         left), else a consequence of the earlier failure."""
-        finding = Violation([reqs.SESSION_RESTORE], message)
+        # ROC-AGENT-008: with sub-agents kept, the document carries them and a restored agent resumes them.
+        kept = [reqs.AGENT_SNAPSHOT] if self.oracle.children else []
+        finding = Violation([reqs.SESSION_RESTORE, *kept], message)
         if end:
             self.dead = True
         if self.sync != IN_SYNC or self.history_left:

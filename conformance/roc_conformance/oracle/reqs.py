@@ -176,6 +176,7 @@ AGENT_ROUTED = "ROC-AGENT-004"  # an answer to a propagated interrupt reaches th
 AGENT_RESUMED = "ROC-AGENT-005"  # resumed with them, never prompted again
 AGENT_NOT_RESUMED = "ROC-AGENT-006"  # nothing new: not resumed, reported again
 AGENT_COMPLETED = "ROC-AGENT-007"  # a completed sub-agent's result is returned, it never runs again
+AGENT_SNAPSHOT = "ROC-AGENT-008"  # a snapshot carries kept sub-agents; a restored agent resumes them
 AGENT_OWN_INSTANCE = "ROC-AGENT-010"  # one instance per outer tool use
 AGENT_ONE_CALL = "ROC-AGENT-011"  # a second sub-agent call in one body run fails the body
 AGENT_VALIDATED = "ROC-AGENT-012"  # a resume of propagated interrupts is validated on the outer agent
