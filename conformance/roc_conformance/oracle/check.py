@@ -673,6 +673,10 @@ def check_sub_agents(
                 ids = [reqs.AGENT_RESUMED]  # a kept sub-agent prompted again
                 if (situation or up) == "completed":
                     ids = [reqs.AGENT_COMPLETED]
+            elif kind == "model_call" and (situation or up) == "resumed" and len(have) > len(want):
+                # A resumed sub-agent's model called before its batch completed: ROC-AGENT-005, and at its
+                # own level the rule every resumed agent follows (the rules apply at every level).
+                ids = [reqs.AGENT_RESUMED, reqs.RESUME_SKIPS_MODEL]
             if not want and path[:1] not in outcome.agent_paths and not situation:
                 ids = [reqs.AGENT_PROPAGATE]  # events of a sub-agent no body runs now
             out.append(Violation(ids, f"sub-agent {list(path)}: {kind} {have}, expected {want}"))
