@@ -318,7 +318,8 @@ def _check_children(
     doc: Mapping[str, Any], state: SnapshotInterruptState, uses: set[str], done: set[str], where: str
 ) -> None:
     """ROC-AGENT-009: every kept sub-agent belongs to a tool use of the pending batch without a preserved
-    result, is itself consistent, and every propagated interrupt stands for an interrupt it keeps."""
+    result, is itself consistent, and every propagated interrupt of a tool use without a result stands for an
+    interrupt it keeps."""
 
     def invalid(message: str) -> SnapshotInvalidError:
         return SnapshotInvalidError(f"inconsistent snapshot: {where}{message}")
@@ -334,8 +335,8 @@ def _check_children(
         _check_consistency(raw[tool_use_id], child.agent, child.interrupt_state, inner_where)
     for interrupt in state.interrupts:
         inner = interrupt.source.inner
-        if inner is None:
-            continue
+        if inner is None or interrupt.source.tool_use_id in done:
+            continue  # a tool use with a result keeps no sub-agent (its answered interrupts stay to the end)
         keeper = children.get(interrupt.source.tool_use_id or "")
         if keeper is None or keeper.agent.agent_id != inner.agent_id:
             raise invalid(f"propagated interrupt {interrupt.id!r} has no kept sub-agent {inner.agent_id!r}")

@@ -295,3 +295,35 @@ def test_sibling_results_are_preserved_and_after_tools_sees_the_interrupted_cycl
     assert plain_runs == ["ran"]
     results = outer.messages[-2].to_json()["content"]
     assert [r["toolResult"]["toolUseId"] for r in results] == ["t1", "t2"]
+
+
+@pytest.mark.req("ROC-AGENT-008", "ROC-AGENT-009")
+def test_an_answered_propagated_interrupt_of_a_completed_tool_use_restores_without_its_sub_agent() -> None:
+    cleaner = Cleaner()
+
+    @tool
+    def ask(tool_context: ToolContext) -> str:
+        return str(tool_context.interrupt("other", reason="a sibling question"))
+
+    model = ScriptedModel(
+        [
+            [
+                {"toolUse": {"toolUseId": "t1", "name": "clean", "input": {"prompt": "go"}}},
+                {"toolUse": {"toolUseId": "t2", "name": "ask", "input": {}}},
+            ],
+            [{"text": "done"}],
+        ]
+    )
+    outer = Agent(
+        model, tools=[cleaner.agent.as_tool("clean"), ask], agent_id="chat", executor=ConcurrentExecutor()
+    )
+    first = outer("go")
+    propagated = next(i for i in first.interrupts if i.source.kind == "agent_as_tool")
+    sibling = next(i for i in first.interrupts if i.source.kind == "tool")
+    outer([{"interruptResponse": {"interruptId": propagated.id, "response": "y"}}])
+    snapshot = outer.take_snapshot()
+    assert "children" not in snapshot["interruptState"]  # t1 has its result; its sub-agent is not kept
+    assert propagated.id in {i["id"] for i in snapshot["interruptState"]["interrupts"]}  # answered, kept
+    done = restored(outer)([{"interruptResponse": {"interruptId": sibling.id, "response": "fine"}}])
+    assert done.stop_reason == "end_turn"
+    assert cleaner.deleted == ["/tmp/a"]

@@ -174,6 +174,8 @@ def _kept_sub_agent_violations(
         inner = interrupt["source"].get("inner")
         if interrupt["source"]["kind"] != "agent_as_tool" or inner is None:
             continue
+        if interrupt["source"]["toolUseId"] in completed:
+            continue  # its tool use has a result and keeps no sub-agent
         kept = children.get(interrupt["source"]["toolUseId"])
         waiting = [
             it["id"]
