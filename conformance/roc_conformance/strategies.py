@@ -244,7 +244,7 @@ def scenarios(
     if "agent-as-tool" in declared:
         # Some tools run a sub-agent (spec 12); two tool uses of one batch may run the same definition.
         for i, tool in enumerate(tools):
-            if draw(st.integers(0, 2)) == 2:  # shrinks towards a tool without a sub-agent
+            if draw(st.integers(0, 3)) >= 2:  # shrinks towards a tool without a sub-agent
                 tool["steps"] = draw(agent_programs(f"sub{i}", 1, executors))
     turns: list[dict[str, JSON]] = []
     for t in range(draw(st.integers(1, 4))):

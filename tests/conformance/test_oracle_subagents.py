@@ -8,7 +8,6 @@ state machine, drawing sub-agents under agent-as-tool, catching broken runtimes 
 from __future__ import annotations
 
 import importlib.util
-import inspect
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -333,31 +332,15 @@ def test_depth_3_predictions_equal_the_reference():
         assert {("t1",), ("t1", "m1"), ("t1", "m1", "n1"), ("t2", "m1", "n1")} <= observed
 
 
-# The reference's loader asks every propagated interrupt, also an answered one, for a kept sub-agent; the one
-# of a tool use that completed is dropped (rightly, ROC-AGENT-009), so resuming or restoring an agent whose
-# answered propagated interrupt belongs to a completed tool use fails with SNAPSHOT_INVALID. ROC-AGENT-009
-# asks a kept sub-agent only for an unanswered one. (Fix: snapshot._check_children, the keeper test inside
-# ``if interrupt.response is None and interrupt.decision is None``.)
-LOADER_BUG = (
-    "reference loader demands a kept sub-agent for an answered propagated interrupt of a completed tool use "
-    "(snapshot._check_children); ROC-AGENT-009 asks it only for unanswered ones"
-)
-
-
-@pytest.mark.req("ROC-AGENT-008")
-@pytest.mark.xfail(reason=LOADER_BUG, strict=False)
+@pytest.mark.req("ROC-AGENT-008", "ROC-AGENT-009")
 def test_depth_3_predictions_equal_the_reference_across_restores():
     lockstep(DEPTH_3, restore=True)
 
 
-@pytest.mark.req("ROC-AGENT-008")
-def test_depth_3_predictions_equal_the_reference_across_restores_with_the_loader_as_specified():
-    with _loader_fixed():
-        lockstep(DEPTH_3, restore=True)
-
-
-@pytest.mark.xfail(reason=LOADER_BUG, strict=False)
+@pytest.mark.req("ROC-AGENT-007", "ROC-AGENT-009")
 def test_depth_2_with_a_completed_sub_agent_beside_a_pending_interrupt():
+    """A sub-agent whose own sub-agent completed beside a pending interrupt is resumed (its answered
+    propagated interrupt of a tool use with a result needs no kept sub-agent)."""
     mid = spec(
         "mid",
         [[use("m1", "deeper"), use("m2", "ask")]],
@@ -378,39 +361,6 @@ def _broken(name: str) -> Any:
     return module
 
 
-@contextmanager
-def _loader_fixed() -> Iterator[None]:
-    """The reference loader as ROC-AGENT-009 says (LOADER_BUG), while it is not: a sub-agent is required only
-    for an unanswered propagated interrupt. Without it, every drawn depth-2 sub-agent that completes beside a
-    pending interrupt fails on the loader first. A no-op once the reference is fixed."""
-    import roc_reference.snapshot as snapshot
-
-    source = inspect.getsource(snapshot._check_children)
-    old = (
-        "        if keeper is None or keeper.agent.agent_id != inner.agent_id:\n"
-        '            raise invalid(f"propagated interrupt {interrupt.id!r} has no kept sub-agent '
-        '{inner.agent_id!r}")\n'
-        "        if interrupt.response is None and interrupt.decision is None:\n"
-    )
-    if old not in source:
-        yield
-        return
-    new = (
-        "        if interrupt.response is None and interrupt.decision is None:\n"
-        "            if keeper is None or keeper.agent.agent_id != inner.agent_id:\n"
-        '                raise invalid(f"propagated interrupt {interrupt.id!r} has no kept sub-agent '
-        '{inner.agent_id!r}")\n'
-    )
-    namespace = dict(vars(snapshot))
-    exec(source.replace(old, new), namespace)  # a test-only stand-in for the reference fix
-    original = snapshot._check_children
-    snapshot._check_children = namespace["_check_children"]
-    try:
-        yield
-    finally:
-        snapshot._check_children = original
-
-
 MACHINE = settings(
     max_examples=100,
     stateful_step_count=10,
@@ -422,13 +372,14 @@ MACHINE = settings(
 )
 
 
-def _machine_findings(fixture: str | None, executor: str) -> set[str] | None:
+def _machine_findings(fixture: str | None, executor: str, examples: int = 100) -> set[str] | None:
     profiles = frozenset({"core", "hooks", executor, "agent-as-tool", "sessions"})
+    run = settings(MACHINE, max_examples=examples)
     patch = _broken(fixture).patch() if fixture else _nothing()
-    with _loader_fixed(), patch, serving() as (address, _), client_for(address) as client:
-        machine = make_machine(lambda: client, profiles, MACHINE, name="SubAgentMachine")
+    with patch, serving() as (address, _), client_for(address) as client:
+        machine = make_machine(lambda: client, profiles, run, name="SubAgentMachine")
         try:
-            run_state_machine_as_test(machine, settings=MACHINE)
+            run_state_machine_as_test(machine, settings=run)
         except ConformanceViolation as exc:
             return set(exc.requirements)
     return None
@@ -455,14 +406,15 @@ def test_the_machine_passes_the_reference_with_sub_agents(executor):
     ],
 )
 def test_the_machine_catches_a_broken_sub_agent_rule_on_its_requirement(fixture, executor):
-    """Caught by the machine under one of the executors (the first named, else the other), on the
+    """Caught by the machine under one of the executors (the first named, else the other, else the first
+    with more examples), on the
     requirement the fixture breaks. (Which examples Hypothesis draws depends on what ran before in the
     process, so one executor alone is not a stable witness.)"""
     breaks = set(_broken(fixture).BREAKS)
     other = "sequential-executor" if executor == "concurrent-executor" else "concurrent-executor"
     seen: list[set[str] | None] = []
-    for ex in (executor, other):
-        found = _machine_findings(fixture, ex)
+    for ex, examples in ((executor, 100), (other, 100), (executor, 400)):
+        found = _machine_findings(fixture, ex, examples)
         seen.append(found)
         if found is not None and breaks <= found:
             return
@@ -472,13 +424,19 @@ def test_the_machine_catches_a_broken_sub_agent_rule_on_its_requirement(fixture,
 def test_the_machine_with_sub_agents_stays_in_sync_with_the_conforming_fake_and_exercises_chapter_12():
     from roc_conformance.machine import MachineLedger
 
-    profiles = ("core", "hooks", "concurrent-executor", "sessions", "agent-as-tool", "decisions")
     ledger = MachineLedger()
-    fake = settings(MACHINE, max_examples=150)
-    machine = make_machine(
-        lambda: FakeImplementation(profiles), frozenset(profiles), fake, name="FakeSubAgents", ledger=ledger
-    )
-    run_state_machine_as_test(machine, settings=fake)
+    fake = settings(MACHINE, max_examples=200)
+    # Both executors: which examples Hypothesis draws depends on what ran before in the process.
+    for executor in ("concurrent-executor", "sequential-executor"):
+        profiles = ("core", "hooks", executor, "sessions", "agent-as-tool", "decisions")
+        machine = make_machine(
+            lambda p=profiles: FakeImplementation(p),
+            frozenset(profiles),
+            fake,
+            name="FakeSubAgents",
+            ledger=ledger,
+        )
+        run_state_machine_as_test(machine, settings=fake)
     assert ledger.exercised_in_sync == ledger.exercised_any
     chapter = {r for r in ledger.exercised_in_sync if r.startswith("ROC-AGENT-")}
     want = {f"ROC-AGENT-{n:03d}" for n in (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)}

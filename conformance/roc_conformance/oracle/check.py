@@ -181,7 +181,12 @@ class IdBinder:
             ids = [*agent, reqs.ID_STABLE, reqs.PARTIAL_SAME] + ([reqs.SESSION_ID] if self.restored else [])
             out.append(Violation(ids, f"interrupt {key} changed id {old!r} -> {iid!r}"))
         if old is None and iid in self.retired:
-            out.append(Violation([reqs.ID_NOT_REUSED], f"id {iid!r} of a finished batch is reused for {key}"))
+            # A propagated id that comes back in a later batch is not minted from the outer raise point
+            # (ROC-AGENT-002's way to unique and stable ids), e.g. the inner id passed on as it is.
+            reused = Violation(
+                [*agent, reqs.ID_NOT_REUSED], f"id {iid!r} of a finished batch is reused for {key}"
+            )
+            out.append(reused)
         for k, v in self.current.items():
             if v == iid and k != key:
                 both = agent or ([reqs.AGENT_ID] if k[0] == AGENT_AS_TOOL else [])
@@ -807,6 +812,16 @@ def _diff(exp: Counter[tuple[Any, ...]], obs: Counter[tuple[Any, ...]]) -> tuple
     return list((obs - exp).elements()), list((exp - obs).elements())
 
 
+def _model_before_batch(exp: list[dict[str, JSON]], obs: list[dict[str, JSON]]) -> bool:
+    """Whether the observed trace calls the model before the first BeforeTools, where the expected one runs
+    the pending batch first."""
+
+    def first(trace: list[dict[str, JSON]]) -> Any:
+        return next((e.get("kind") for e in trace if e.get("kind") in ("model_call", "before_tools")), None)
+
+    return bool(first(exp) == "before_tools" and first(obs) == "model_call")
+
+
 def check_trace(
     outcome: Outcome,
     obs: list[dict[str, JSON]],
@@ -822,6 +837,10 @@ def check_trace(
             ids = ([reqs.RESUME_SKIPS_MODEL] if outcome.resumed and not exp_turns else []) + (
                 [reqs.STOP_NO_MODEL_CALL] if outcome.stop_reason == "interrupt" else [reqs.LOOP]
             )
+            if outcome.resumed and _model_before_batch(exp, obs):
+                # A resume called the model before the pending batch ran (the oracle's first cycle event is
+                # that batch's BeforeTools): the resume rule, whatever the model said next.
+                ids = [reqs.RESUME_SKIPS_MODEL, *ids]
         else:
             ids = [reqs.CONTINUE]
         if outcome.abandon:
