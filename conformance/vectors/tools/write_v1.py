@@ -105,7 +105,7 @@ def ref(name: str, tuid: str | None = None) -> dict[str, Any]:
     return {"name": name, **({"toolUseId": tuid} if tuid else {})}
 
 
-REJECTED = {"modelCalls": [], "toolStarts": {}, "messagesAdded": [], "hookCallbacks": {}}
+REJECTED: dict[str, Any] = {"modelCalls": [], "toolStarts": {}, "messagesAdded": [], "hookCallbacks": {}}
 VECTORS: list[dict[str, Any]] = []
 
 
@@ -2268,6 +2268,406 @@ vector(
         step({"prompt": "hello?"}, error="INTERRUPT_PENDING", **REJECTED),
     ],
     "spec ROC-PENDING-005",
+)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Sub-agents used as tools (spec chapter 12, profile agent-as-tool). A vector refers to a propagated
+# interrupt by the inner interrupt's name and raise point folded into its name, `<inner name>@<inner
+# kind>:<inner toolUseId>`, with kind agent_as_tool and the OUTER toolUseId (the inner id is never
+# predicted). Expectations judge the outer agent's own events; the sub-agent's run is judged by the driver.
+AGENT_PROFILES = ["core", "agent-as-tool"]
+
+
+def sub_agent(
+    agent_id: str, executor: str, turns: list[dict[str, Any]], tools: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """A sub-agent's definition (an AgentSpec with an id of its own)."""
+    return {**agent(executor, turns, tools), "agentId": agent_id}
+
+
+def run_agent(sub: dict[str, Any], prompt: str = "find") -> dict[str, Any]:
+    return {"runAgent": {"agent": sub, "prompt": prompt}}
+
+
+def via(tuid: str, name: str, agent_id: str, inner: dict[str, Any]) -> dict[str, Any]:
+    """ROC-AGENT-003: the source of a propagated interrupt (inner.interruptId left out: ids are opaque)."""
+    return {**src("agent_as_tool", tuid, name), "inner": {"agentId": agent_id, "source": inner}}
+
+
+def aref(inner_name: str, tuid: str) -> dict[str, Any]:
+    """A reference to the propagated interrupt of outer tool use ``tuid`` standing for ``inner_name``."""
+    return {"name": inner_name, "toolUseId": tuid, "kind": "agent_as_tool"}
+
+
+# A researcher that asks for a budget once, then reports what it found.
+RESEARCHER = sub_agent(
+    "researcher",
+    "sequential",
+    [turn(tu("q1", "ask_budget")), turn(text("found it"))],
+    [tool("ask_budget", intr("budget", ["b", 1]), ret("ok"))],
+)
+BUDGET = "budget@tool:q1"
+BUDGET_SRC = src("tool", "q1", "ask_budget")
+AGENT_T = [turn(tu("s1", "research")), turn(text("done"))]
+
+vector(
+    "sub-agent-asks",
+    "A sub-agent's interrupt surfaces on the outer tool use; its answer resumes the sub-agent",
+    [
+        R.AGENT_PROPAGATE,
+        R.AGENT_ID,
+        R.AGENT_FIELDS,
+        R.AGENT_ROUTED,
+        R.AGENT_RESUMED,
+        R.TOOL_INTERRUPT_NO_RESULT,
+    ],
+    AGENT_PROFILES,
+    agent("sequential", AGENT_T, [tool("research", run_agent(RESEARCHER))]),
+    [
+        step(
+            {"prompt": "plan"},
+            stopReason="interrupt",
+            interrupts=[
+                {
+                    "name": "budget",
+                    "reason": ["b", 1],
+                    "source": via("s1", "research", "researcher", BUDGET_SRC),
+                }
+            ],
+            modelCalls=[0],
+            toolStarts={"s1": 1},
+            afterToolCall={},
+            afterTools=[[]],
+            messagesAdded=["user"],
+            messages=[user("plan")],
+        ),
+        step(
+            answer((aref(BUDGET, "s1"), 1000)),
+            stopReason="end_turn",
+            message=asst(text("done")),
+            interrupts=[],
+            modelCalls=[1],
+            toolStarts={"s1": 1},
+            afterToolCall={"s1": "success"},
+            afterTools=[["s1"]],
+            messages=[
+                user("plan"),
+                asst(tu("s1", "research")),
+                results(ok("s1", ["found it"])),
+                asst(text("done")),
+            ],
+        ),
+    ],
+    "spec ROC-AGENT-001..005",
+)
+
+# Depth 2: the outer tool runs a planner whose own tool runs the researcher; every level propagates, and the
+# answer travels down two levels. Across restores too (ROC-AGENT-008: a snapshot carries the kept tree).
+PLANNER = sub_agent(
+    "planner",
+    "sequential",
+    [turn(tu("m1", "research")), turn(text("planned"))],
+    [tool("research", run_agent(RESEARCHER))],
+)
+NESTED_SRC = via("s1", "plan", "planner", via("m1", "research", "researcher", BUDGET_SRC))
+NESTED_T = [turn(tu("s1", "plan")), turn(text("done"))]
+NESTED_STEPS = [
+    step(
+        {"prompt": "plan"},
+        stopReason="interrupt",
+        interrupts=[{"name": "budget", "reason": ["b", 1], "source": NESTED_SRC}],
+        modelCalls=[0],
+        toolStarts={"s1": 1},
+        afterToolCall={},
+        messages=[user("plan")],
+    ),
+    step(
+        answer((aref(f"{BUDGET}@agent_as_tool:m1", "s1"), 1000)),
+        stopReason="end_turn",
+        message=asst(text("done")),
+        interrupts=[],
+        modelCalls=[1],
+        toolStarts={"s1": 1},
+        afterToolCall={"s1": "success"},
+        messages=[user("plan"), asst(tu("s1", "plan")), results(ok("s1", ["planned"])), asst(text("done"))],
+    ),
+]
+vector(
+    "sub-agent-nested",
+    "A sub-agent's sub-agent asks: the interrupt surfaces two levels up, the answer travels two levels down",
+    [R.AGENT_PROPAGATE, R.AGENT_ID, R.AGENT_FIELDS, R.AGENT_ROUTED, R.AGENT_RESUMED],
+    AGENT_PROFILES,
+    agent("sequential", NESTED_T, [tool("plan", run_agent(PLANNER))]),
+    NESTED_STEPS,
+    "spec 12 (the rules apply at every level)",
+)
+vector(
+    "sub-agent-nested-across-restore",
+    "A snapshot carries the kept sub-agents at every depth; the restored agent resumes them",
+    [R.AGENT_SNAPSHOT, R.AGENT_ID, R.AGENT_RESUMED, R.SESSION_RESTORE],
+    [*AGENT_PROFILES, "sessions"],
+    agent("sequential", NESTED_T, [tool("plan", run_agent(PLANNER))]),
+    [NESTED_STEPS[0], {"restore": True}, NESTED_STEPS[1]],
+    "spec ROC-AGENT-008",
+)
+
+# Partial answers at both levels: a sub-agent with two interrupts gets one answer, is resumed and stops again
+# with the other (same id); then a resume that only answers a sibling tool's interrupt gives it nothing new:
+# it is not resumed and its interrupt is reported again.
+SURVEYOR = sub_agent(
+    "surveyor",
+    "concurrent",
+    [turn(tu("q1", "ask_budget"), tu("q2", "ask_scope")), turn(text("surveyed"))],
+    [tool("ask_budget", intr("budget"), ret("b")), tool("ask_scope", intr("scope"), ret("s"))],
+)
+SCOPE_SRC = via("s1", "survey", "surveyor", src("tool", "q2", "ask_scope"))
+SIBLING_T = [turn(tu("s1", "survey"), tu("t2", "confirm")), turn(text("done"))]
+vector(
+    "sub-agent-partial-answers",
+    "A partly answered sub-agent stops again; with nothing new it is not resumed and asks the same again",
+    [R.AGENT_RESUMED, R.AGENT_NOT_RESUMED, R.AGENT_ID, R.AGENT_PROPAGATE, R.PARTIAL, R.PRESERVED],
+    [*AGENT_PROFILES, "concurrent-executor"],
+    agent(
+        "concurrent",
+        SIBLING_T,
+        [tool("survey", run_agent(SURVEYOR)), tool("confirm", intr("confirm"), ret(True))],
+    ),
+    [
+        step(
+            {"prompt": "survey"},
+            stopReason="interrupt",
+            interrupts=[
+                {
+                    "name": "budget",
+                    "source": via("s1", "survey", "surveyor", src("tool", "q1", "ask_budget")),
+                },
+                {"name": "scope", "source": SCOPE_SRC},
+                {"name": "confirm", "source": src("tool", "t2", "confirm")},
+            ],
+            modelCalls=[0],
+            toolStarts={"s1": 1, "t2": 1},
+            afterToolCall={},
+            afterTools=[[]],
+        ),
+        step(
+            answer((aref("budget@tool:q1", "s1"), 500)),
+            stopReason="interrupt",
+            interrupts=[
+                {"name": "scope", "source": SCOPE_SRC},
+                {"name": "confirm", "source": src("tool", "t2", "confirm")},
+            ],
+            modelCalls=[],
+            toolStarts={"s1": 1, "t2": 1},
+            afterToolCall={},
+            afterTools=[[]],
+            messagesAdded=[],
+        ),
+        step(
+            answer((ref("confirm", "t2"), "yes")),
+            stopReason="interrupt",
+            interrupts=[{"name": "scope", "source": SCOPE_SRC}],
+            modelCalls=[],
+            toolStarts={"s1": 1, "t2": 1},
+            afterToolCall={"t2": "success"},
+            afterTools=[["t2"]],
+            messagesAdded=[],
+        ),
+        step(
+            answer((aref("scope@tool:q2", "s1"), "all")),
+            stopReason="end_turn",
+            modelCalls=[1],
+            toolStarts={"s1": 1},
+            afterToolCall={"s1": "success"},
+            afterTools=[["s1", "t2"]],
+            messages=[
+                user("survey"),
+                asst(*SIBLING_T[0]["content"]),
+                results(ok("s1", ["surveyed"]), ok("t2", ["yes"], True)),
+                asst(text("done")),
+            ],
+        ),
+    ],
+    "spec ROC-AGENT-005, ROC-AGENT-006, 3.5",
+)
+
+# A body that runs a sub-agent, then asks its own question: when the body replays, its sub-agent call
+# returns the completed sub-agent's result and the sub-agent does not run again.
+vector(
+    "sub-agent-completed-not-rerun",
+    "A completed sub-agent is not run again when its body replays for the body's own question",
+    [R.AGENT_COMPLETED, R.AGENT_RESUMED, R.REPLAY_RERUN],
+    AGENT_PROFILES,
+    agent(
+        "sequential", AGENT_T, [tool("research", run_agent(RESEARCHER), intr("confirm", "spend?"), ret("v"))]
+    ),
+    [
+        step(
+            {"prompt": "plan"},
+            stopReason="interrupt",
+            interrupts=[
+                {
+                    "name": "budget",
+                    "reason": ["b", 1],
+                    "source": via("s1", "research", "researcher", BUDGET_SRC),
+                }
+            ],
+            modelCalls=[0],
+            toolStarts={"s1": 1},
+        ),
+        step(
+            answer((aref(BUDGET, "s1"), 1000)),
+            stopReason="interrupt",
+            interrupts=[{"name": "confirm", "reason": "spend?", "source": src("tool", "s1", "research")}],
+            modelCalls=[],
+            toolStarts={"s1": 1},
+            afterToolCall={},
+            messagesAdded=[],
+        ),
+        step(
+            answer((ref("confirm", "s1"), "yes")),
+            stopReason="end_turn",
+            modelCalls=[1],
+            toolStarts={"s1": 1},
+            afterToolCall={"s1": "success"},
+            messages=[
+                user("plan"),
+                asst(tu("s1", "research")),
+                results(ok("s1", ["found it", "yes"], "v")),
+                asst(text("done")),
+            ],
+        ),
+    ],
+    "spec ROC-AGENT-007",
+)
+
+# The same sub-agent definition in two tool uses of one concurrent batch: two instances, two propagated
+# interrupts of the same name told apart by their tool use, each answered and completed on its own.
+TWO_T = [turn(tu("s1", "research"), tu("s2", "research")), turn(text("done"))]
+vector(
+    "sub-agent-two-instances",
+    "Two tool uses running one sub-agent definition are paused, answered and completed each on its own",
+    [R.AGENT_OWN_INSTANCE, R.AGENT_ID, R.AGENT_ROUTED, R.AGENT_NOT_RESUMED, R.EXEC_CONCURRENT],
+    [*AGENT_PROFILES, "concurrent-executor"],
+    agent("concurrent", TWO_T, [tool("research", run_agent(RESEARCHER))]),
+    [
+        step(
+            {"prompt": "plan"},
+            stopReason="interrupt",
+            interrupts=[
+                {
+                    "name": "budget",
+                    "reason": ["b", 1],
+                    "source": via("s1", "research", "researcher", BUDGET_SRC),
+                },
+                {
+                    "name": "budget",
+                    "reason": ["b", 1],
+                    "source": via("s2", "research", "researcher", BUDGET_SRC),
+                },
+            ],
+            modelCalls=[0],
+            toolStarts={"s1": 1, "s2": 1},
+            afterToolCall={},
+        ),
+        step(
+            answer((aref(BUDGET, "s1"), 10)),
+            stopReason="interrupt",
+            interrupts=[
+                {
+                    "name": "budget",
+                    "reason": ["b", 1],
+                    "source": via("s2", "research", "researcher", BUDGET_SRC),
+                }
+            ],
+            modelCalls=[],
+            toolStarts={"s1": 1, "s2": 1},
+            afterToolCall={"s1": "success"},
+            afterTools=[["s1"]],
+        ),
+        step(
+            answer((aref(BUDGET, "s2"), 20)),
+            stopReason="end_turn",
+            modelCalls=[1],
+            toolStarts={"s2": 1},
+            afterToolCall={"s2": "success"},
+            messages=[
+                user("plan"),
+                asst(*TWO_T[0]["content"]),
+                results(ok("s1", ["found it"]), ok("s2", ["found it"])),
+                asst(text("done")),
+            ],
+        ),
+    ],
+    "spec ROC-AGENT-010",
+)
+
+# A body with two sub-agent calls fails like any body: an error result, no interrupt (the text is the
+# runtime's, so the history is not pinned).
+QUICK = sub_agent("quick", "sequential", [turn(text("quick answer"))], [])
+vector(
+    "sub-agent-second-call-fails",
+    "A second sub-agent call in one body run fails the body: an error result and no interrupt",
+    [R.AGENT_ONE_CALL, R.TOOL_FAIL],
+    AGENT_PROFILES,
+    agent(
+        "sequential",
+        [turn(tu("s1", "twice")), turn(text("done"))],
+        [tool("twice", run_agent(QUICK), run_agent(QUICK), ret("v"))],
+    ),
+    [
+        step(
+            {"prompt": "go"},
+            stopReason="end_turn",
+            message=asst(text("done")),
+            interrupts=[],
+            modelCalls=[0, 1],
+            toolStarts={"s1": 1},
+            afterToolCall={"s1": "error"},
+        ),
+    ],
+    "spec ROC-AGENT-011",
+)
+
+# A rejected resume of a propagated interrupt (the same interrupt twice; a good answer with an unknown id)
+# runs nothing at any level and keeps nothing: the next good answer resumes the sub-agent as the first would.
+vector(
+    "sub-agent-rejected-resume",
+    "A rejected resume of propagated interrupts runs nothing and leaves the kept sub-agent as it was",
+    [R.AGENT_VALIDATED, R.AGENT_ROUTED, R.AGENT_RESUMED],
+    AGENT_PROFILES,
+    agent("sequential", AGENT_T, [tool("research", run_agent(RESEARCHER))]),
+    [
+        step({"prompt": "plan"}, stopReason="interrupt", modelCalls=[0], toolStarts={"s1": 1}),
+        step(
+            answer((aref(BUDGET, "s1"), 1), (aref(BUDGET, "s1"), 2)),
+            error="DUPLICATE_RESPONSE",
+            **REJECTED,
+        ),
+        step(
+            {
+                "interruptResponses": [
+                    {"interrupt": aref(BUDGET, "s1"), "response": 1},
+                    {"interruptId": "no-such-interrupt", "response": "y"},
+                ]
+            },
+            error="UNKNOWN_INTERRUPT",
+            **REJECTED,
+        ),
+        step(
+            answer((aref(BUDGET, "s1"), 3)),
+            stopReason="end_turn",
+            modelCalls=[1],
+            toolStarts={"s1": 1},
+            messages=[
+                user("plan"),
+                asst(tu("s1", "research")),
+                results(ok("s1", ["found it"])),
+                asst(text("done")),
+            ],
+        ),
+    ],
+    "spec ROC-AGENT-012, ROC-RESUME-014",
 )
 
 
