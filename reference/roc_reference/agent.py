@@ -438,13 +438,7 @@ class Agent:
                 child._messages.replace(self._shown_messages())
                 child.state.replace(self.state.to_dict())
             return child
-        snapshot = parse_snapshot(doc)
-        if snapshot.agent.agent_id != self.agent_id:  # ROC-AGENT-009: the definition must be the kept one's
-            raise SnapshotInvalidError(
-                f"the kept sub-agent is {snapshot.agent.agent_id!r}, the tool runs {self.agent_id!r}",
-                details={"agentId": snapshot.agent.agent_id},
-            )
-        child._apply(snapshot)
+        child._apply(parse_snapshot(doc))  # the caller checked it is this definition's (ROC-AGENT-009)
         return child
 
     def child_state(self) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from . import SPEC_VERSION
+from .errors import SnapshotInvalidError
 from .interrupts import AnswerBook, RaisePoint, StoredInterrupt, UnitRun, interrupt_id
 from .snapshot import SCHEMA_VERSION, now_rfc3339
 from .types import AgentResult, InnerInterrupt, Interrupt, InterruptSource, json_copy, private_copy
@@ -59,6 +60,11 @@ class SubAgentCall:
         self.used = True
         key = self.point.tool_use_id or ""
         kept = self.children.get(key)
+        if kept is not None and kept["agent"]["agentId"] != definition.agent_id:  # ROC-AGENT-009
+            raise SnapshotInvalidError(
+                f"the kept sub-agent is {kept['agent']['agentId']!r}, the tool runs {definition.agent_id!r}",
+                details={"agentId": kept["agent"]["agentId"]},
+            )
         if kept is not None and "result" in kept:  # ROC-AGENT-007: completed earlier in this batch
             return AgentResult.model_validate(json_copy(kept["result"]))
         if kept is None:

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 import pytest
-from roc_reference import Agent, ErrorCode, RocError, ScriptedModel, ToolContext, tool
+from roc_reference import Agent, ErrorCode, RocError, ScriptedModel, Tool, ToolContext, tool
 from roc_reference.executors import ConcurrentExecutor, SequentialExecutor
 
 
@@ -327,3 +327,32 @@ def test_an_answered_propagated_interrupt_of_a_completed_tool_use_restores_witho
     done = restored(outer)([{"interruptResponse": {"interruptId": sibling.id, "response": "fine"}}])
     assert done.stop_reason == "end_turn"
     assert cleaner.deleted == ["/tmp/a"]
+
+
+@pytest.mark.req("ROC-AGENT-009")
+def test_a_completed_kept_sub_agent_of_another_id_is_refused_too() -> None:
+    cleaner = Cleaner()
+
+    def body_with(definition: Agent) -> Tool:
+        @tool(name="clean_then_confirm")
+        def run(prompt: str, tool_context: ToolContext) -> str:
+            tool_context.run_agent(definition, prompt)
+            return str(tool_context.interrupt("confirm"))
+
+        return run
+
+    model = ScriptedModel(
+        [
+            [{"toolUse": {"toolUseId": "t1", "name": "clean_then_confirm", "input": {"prompt": "go"}}}],
+            [{"text": "done"}],
+        ]
+    )
+    outer = Agent(model, tools=[body_with(cleaner.agent)], agent_id="chat")
+    second = outer(answers(outer("go")))
+    assert [i.name for i in second.interrupts] == ["confirm"]
+    impostor = Cleaner(agent_id="impostor")
+    other = Agent.from_snapshot(outer.take_snapshot(), model=model, tools=[body_with(impostor.agent)])
+    with pytest.raises(RocError) as info:
+        other(answers(second))
+    assert info.value.code == ErrorCode.SNAPSHOT_INVALID
+    assert other.is_interrupted
