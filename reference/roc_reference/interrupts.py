@@ -65,6 +65,7 @@ from .snapshot import Snapshot, parse_snapshot
 from .types import (
     MAX_RESUME_BYTES,
     MAX_VALUE_BYTES,
+    InnerInterrupt,
     Interrupt,
     InterruptResponseBlock,
     InterruptSource,
@@ -76,6 +77,7 @@ from .types import (
     json_value_problem,
     json_value_size,
     parse_rfc3339,
+    private_copy,
 )
 
 _T = TypeVar("_T")
@@ -85,6 +87,26 @@ def interrupt_id(kind: InterruptSourceKind, batch: int, scope: Sequence[str], un
     """The deterministic id of a raise point (see the module docstring for the derivation)."""
     encoded_scope = ",".join(_percent_encoded(part) for part in scope)
     return f"roc1:{kind}:{batch}:{encoded_scope}:{unit}:{_percent_encoded(name)}"
+
+
+def propagated_interrupt(
+    inner: Interrupt, agent_id: str, minted: str, kind: InterruptSourceKind, **place: str
+) -> Interrupt:
+    """The interrupt that stands for ``inner``, an interrupt of agent ``agent_id``, one level up (a
+    sub-agent's for its tool use, ROC-AGENT-003; a node agent's for its orchestrator, ROC-GRAPH-007): id
+    ``minted``, a source of ``kind`` at ``place`` (``tool_use_id`` and ``tool_name``, or ``node_id``) with
+    ``inner``, and the name, reason, metadata and expiry unchanged, so a UI never parses ids."""
+    link = InnerInterrupt(agent_id=agent_id, interrupt_id=inner.id, source=inner.source)
+    source = InterruptSource(kind=kind, inner=link, **place)
+    return private_copy(inner).model_copy(update={"id": minted, "source": source})
+
+
+def routed_block(inner_id: str, value: Any) -> dict[str, Any]:
+    """The ``interruptResponse`` block that delivers an answer (or a ``Decision``) stored one level up to the
+    interrupt ``inner_id`` it stands for (ROC-AGENT-004, ROC-GRAPH-011)."""
+    if isinstance(value, Decision):
+        return {"interruptResponse": {"interruptId": inner_id, **value.to_json()}}
+    return {"interruptResponse": {"interruptId": inner_id, "response": json_copy(value)}}
 
 
 # The characters ``quote(..., safe="")`` never escapes (RFC 3986 unreserved).

@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING, Any
 
 from . import SPEC_VERSION
 from .errors import SnapshotInvalidError
-from .interrupts import AnswerBook, RaisePoint, StoredInterrupt, UnitRun, interrupt_id
+from .interrupts import AnswerBook, RaisePoint, UnitRun, interrupt_id, propagated_interrupt, routed_block
 from .snapshot import SCHEMA_VERSION, now_rfc3339
-from .types import AgentResult, InnerInterrupt, Interrupt, InterruptSource, json_copy, private_copy
+from .types import AgentResult, Interrupt, json_copy
 
 if TYPE_CHECKING:
     from .agent import Agent, PromptInput
@@ -92,26 +92,15 @@ class SubAgentCall:
             inner = stored.interrupt.source.inner
             if inner is None or inner.interrupt_id not in waiting or not stored.answered:
                 continue
-            blocks.append({"interruptResponse": _body(inner.interrupt_id, stored)})
+            blocks.append(routed_block(inner.interrupt_id, stored.decision or stored.response))
         return blocks
 
     def _wrap(self, agent_id: str, inner: Interrupt) -> Interrupt:
         """ROC-AGENT-002, ROC-AGENT-003: the outer interrupt standing for ``inner``."""
         point = self.point
         minted = interrupt_id("agent_as_tool", point.batch_ordinal, point.scope(), "body", inner.id)
-        source = InterruptSource(
-            kind="agent_as_tool",
-            tool_use_id=point.tool_use_id,
-            tool_name=point.tool_name,
-            inner=InnerInterrupt(agent_id=agent_id, interrupt_id=inner.id, source=inner.source),
-        )
-        return private_copy(inner).model_copy(update={"id": minted, "source": source})
-
-
-def _body(inner_id: str, stored: StoredInterrupt) -> dict[str, Any]:
-    if stored.decision is not None:
-        return {"interruptId": inner_id, **stored.decision.to_json()}
-    return {"interruptId": inner_id, "response": json_copy(stored.response)}
+        place = {"tool_use_id": point.tool_use_id or "", "tool_name": point.tool_name or ""}
+        return propagated_interrupt(inner, agent_id, minted, "agent_as_tool", **place)
 
 
 def _restorable(kept: dict[str, Any]) -> dict[str, Any]:

@@ -45,9 +45,9 @@ from ..hooks import (
     HookRegistry,
     cancel_text,
 )
-from ..interrupts import AnswerBook, InterruptState, StoredInterrupt, UnitRun
+from ..interrupts import AnswerBook, InterruptState, StoredInterrupt, UnitRun, routed_block
 from ..types import AgentResult, Interrupt, TextBlock, private_copy
-from .ids import gate_point, inner_block, node_interrupt
+from .ids import gate_point, node_interrupt
 
 NodePhase = Literal["gate", "agent"]
 _R = TypeVar("_R")
@@ -238,7 +238,7 @@ class Orchestrator:
                 return Outcome(run, "interrupted", reported=[s.interrupt for s in mine.values()], stored=mine)
             # ROC-GRAPH-011, ROC-GRAPH-012: exactly this node's answers, under the node agent's own ids, as a
             # resume of the paused agent (never its prompt again).
-            blocks = [inner_block(inner.interrupt_id, value) for inner, value in routed if inner is not None]
+            blocks = [routed_block(inner.interrupt_id, value) for inner, value in routed if inner is not None]
             result = self._invoke(agent, blocks)
         if result.stop_reason == "interrupt":
             # ROC-GRAPH-007, ROC-GRAPH-008: each of the agent's pending interrupts, wrapped.

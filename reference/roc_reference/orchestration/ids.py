@@ -15,11 +15,9 @@ a node interrupt reported again keeps its id.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from ..decisions import Decision
-from ..interrupts import RaisePoint, interrupt_id
-from ..types import InnerInterrupt, Interrupt, InterruptSource, json_copy
+from ..interrupts import RaisePoint, interrupt_id, propagated_interrupt
+from ..types import Interrupt, InterruptSource
 
 
 @dataclass(frozen=True)
@@ -49,27 +47,5 @@ def node_interrupt(node_id: str, visit: int, agent_id: str, inner: Interrupt) ->
     Name, reason, metadata and expiry are copied unchanged, so a UI never parses the id; ``source.inner``
     says which agent asked and where (recursively, when the node's agent itself propagated the interrupt).
     """
-    return Interrupt(
-        id=interrupt_id("node", visit, (node_id,), "agent", inner.id),  # ROC-GRAPH-008
-        name=inner.name,
-        reason=json_copy(inner.reason),
-        source=InterruptSource(
-            kind="node",
-            node_id=node_id,
-            inner=InnerInterrupt(agent_id=agent_id, interrupt_id=inner.id, source=inner.source),
-        ),
-        response_schema=json_copy(inner.response_schema),
-        expires_at=inner.expires_at,
-        metadata=json_copy(inner.metadata),
-        on_expiry=json_copy(inner.on_expiry),
-    )
-
-
-def inner_block(inner_id: str, value: Any) -> dict[str, Any]:
-    """The ``interruptResponse`` block a node agent gets for one routed answer or decision (ROC-GRAPH-011)."""
-    if isinstance(value, Decision):
-        body: dict[str, Any] = {"interruptId": inner_id, "decision": value.kind}
-        if value.message is not None:
-            body["message"] = value.message
-        return {"interruptResponse": body}
-    return {"interruptResponse": {"interruptId": inner_id, "response": json_copy(value)}}
+    minted = interrupt_id("node", visit, (node_id,), "agent", inner.id)  # ROC-GRAPH-008
+    return propagated_interrupt(inner, agent_id, minted, "node", node_id=node_id)
