@@ -523,11 +523,12 @@ class InterruptState:
 
     def pending_list(self) -> list[dict[str, Any]]:
         """ROC-PENDING-001/002: every pending interrupt as reported, plus ``answer`` when something is
-        stored; ``[]`` when not interrupted. Order of ROC-STOP-010. Reads only."""
-        if not self.activated or self.pending is None:
+        stored; ``[]`` when not interrupted. Order of ROC-STOP-010 (an orchestrator's state has no pending
+        batch: registration order). Reads only."""
+        if not self.activated:
             return []
         entries: list[dict[str, Any]] = []
-        uses = self.pending.assistant_message.tool_uses()
+        uses = self.pending.assistant_message.tool_uses() if self.pending is not None else []
         for stored in self._ordered(list(self.interrupts.values()), lambda s: s.interrupt, uses):
             doc = stored.interrupt.to_json()
             normalized = stored.normalized()

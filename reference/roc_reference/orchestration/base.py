@@ -124,14 +124,7 @@ class Orchestrator:
 
     def pending_interrupts(self) -> list[dict[str, Any]]:
         """Every pending interrupt as spec JSON, plus ``answer`` when one is stored (as ROC-PENDING-002)."""
-        entries: list[dict[str, Any]] = []
-        for stored in self._pending.interrupts.values():
-            doc = stored.interrupt.to_json()
-            normalized = stored.normalized()
-            if normalized is not None:
-                doc["answer"] = normalized
-            entries.append(doc)
-        return entries
+        return self._pending.pending_list()
 
     # --- input -------------------------------------------------------------------------------
 
