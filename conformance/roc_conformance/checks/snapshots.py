@@ -268,9 +268,8 @@ def spec_for_snapshot(doc: dict[str, Any], executor: str, *, nested: bool = Fals
     ]
     tools: dict[str, list[dict[str, Any]]] = {}
     for message in messages:
-        for block in message.get("content") or []:
-            if isinstance(block, dict) and isinstance(block.get("toolUse"), dict):
-                tools.setdefault(str(block["toolUse"].get("name")), [])
+        for use in _tool_uses(message):
+            tools.setdefault(str(use.get("name")), [])
     hooks: list[dict[str, Any]] = []
     for item in state.get("interrupts") or []:
         source = item.get("source") or {} if isinstance(item, dict) else {}
