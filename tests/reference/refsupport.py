@@ -51,6 +51,17 @@ def frozen(agent: Agent) -> dict[str, Any]:
     return doc
 
 
+class Callbacks:
+    """Registers plain functions on events."""
+
+    def __init__(self, *pairs: tuple[type, Any]) -> None:
+        self.pairs = pairs
+
+    def register_hooks(self, registry: HookRegistry, **kwargs: Any) -> None:
+        for event_type, fn in self.pairs:
+            registry.add_callback(event_type, fn)
+
+
 class Tracer:
     """Records the observable events of an agent, in order (a HookProvider registered first)."""
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from refsupport import Tracer, answer, answers, frozen, text, use
+from refsupport import Callbacks, Tracer, answer, answers, frozen, text, use
 from roc_reference import (
     AfterInvocationEvent,
     AfterModelCallEvent,
@@ -46,17 +46,6 @@ def make(
     tracer = Tracer()
     agent = Agent(ScriptedModel(turns), tools=list(tools), hooks=[tracer, *hooks], **kw)
     return agent, tracer
-
-
-class Callbacks:
-    """Registers plain functions on events."""
-
-    def __init__(self, *pairs: tuple[type, Any]) -> None:
-        self.pairs = pairs
-
-    def register_hooks(self, registry: HookRegistry, **kwargs: Any) -> None:
-        for event_type, fn in self.pairs:
-            registry.add_callback(event_type, fn)
 
 
 @pytest.mark.req(

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from refsupport import answer, assert_schema_valid, text, use
+from refsupport import Callbacks, answer, assert_schema_valid, text, use
 from roc_reference import Agent, HookRegistry, ScriptedModel, ToolContext, tool
 from roc_reference.decisions import DECLINE_TEXT
 from roc_reference.errors import ErrorCode, RocError
@@ -74,17 +74,6 @@ def decide(interrupt_id_: str, kind: str, message: str | None = None) -> dict[st
     if message is not None:
         body["message"] = message
     return {"interruptResponse": body}
-
-
-class Callbacks:
-    """Registers plain functions on events."""
-
-    def __init__(self, *pairs: tuple[type, Any]) -> None:
-        self.pairs = pairs
-
-    def register_hooks(self, registry: HookRegistry, **kwargs: Any) -> None:
-        for event_type, fn in self.pairs:
-            registry.add_callback(event_type, fn)
 
 
 class NodeTrace:
