@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -30,23 +30,32 @@ from .errors import (
     SnapshotInvalidError,
 )
 from .executors import Executor, RunOne, SequentialExecutor, ToolOutcome
+from .guard import ResumeGuard, response_of, run_guard
 from .history import History, Mark
 from .hooks import AfterInvocationEvent, BeforeInvocationEvent, HookProvider, HookRegistry, MessageAddedEvent
 from .integrity import sign
-from .interrupts import AnswerBook, InterruptState, RaisePoint, Resolution, UnitRun, interrupt_state_of
+from .interrupts import (
+    AnswerBook,
+    InterruptState,
+    RaisePoint,
+    Resolution,
+    UnitRun,
+    interrupt_state_of,
+    response_metadata_of,
+)
 from .loop import Loop
 from .models import Model
 from .session_api import SessionManager
 from .sessions.claims import ledger_for
 from .snapshot import SCHEMA_VERSION, Snapshot, now_rfc3339, parse_snapshot
 from .state import AgentState
+from .streaming import Sink, StreamEvent, StreamingExecutor, stream_invocation
 from .tools import Tool, ToolCaller, ToolContext
 from .types import (
     MAX_VALUE_BYTES,
     AgentResult,
     ContentBlock,
     Interrupt,
-    InterruptResponse,
     Message,
     TextBlock,
     ToolResult,
@@ -59,8 +68,6 @@ from .types import (
 )
 
 PromptInput = str | Sequence[ContentBlock | dict[str, Any]]
-ResumeGuard = Callable[[list[Interrupt], list[InterruptResponse]], None]
-"""Sees the interrupts a resume input answers and the responses; raises to refuse the input."""
 DEFAULT_AGENT_ID = "default"
 Clock = Callable[[], datetime]
 """The agent's clock (an aware datetime); expiry is judged by it (ROC-EXPIRY-003)."""
@@ -137,6 +144,8 @@ class Agent:
         self._max_resume_blocks = max_resume_blocks
         self._clock: Clock = clock if clock is not None else utc_now
         self._lock = threading.RLock()
+        # ROC-STREAM-005: set by ``stream`` for one invocation (under ``_lock``); gets each unit's interrupts.
+        self._stream_sink: Sink | None = None
         self._checkpoint = self._capture()  # where a failing invocation rolls back to (ROC-ERR-006/012)
         # ROC-SESSION-018: the claim of the invocation in flight (file stores only; see sessions.claims)
         self._ledger = ledger_for(session)
@@ -202,6 +211,11 @@ class Agent:
     async def invoke_async(self, prompt: PromptInput) -> AgentResult:
         return await asyncio.to_thread(self.invoke, prompt)
 
+    def stream(self, prompt: PromptInput) -> AsyncIterator[StreamEvent]:
+        """``invoke`` as events (profile streaming, ROC-STREAM-001..005): each interrupt the moment its unit's
+        run ends, then the result or the error. Everything else is as for ``invoke``; see ``streaming``."""
+        return stream_invocation(self, prompt)
+
     def invoke(self, prompt: PromptInput) -> AgentResult:
         """Run with a prompt, or resume with a list of ``interruptResponse`` blocks."""
         with self._lock:
@@ -212,8 +226,10 @@ class Agent:
                 if already:
                     error.details = {**(error.details or {}), "alreadyAnswered": already}
                 raise
-            self._claim(_claim_input(answers, user_message))  # ROC-SESSION-011/012/018: claim first
-            return self._run(answers, user_message, [])
+            metadata = response_metadata_of(prompt) if answers else {}  # ROC-AUDIT-003
+            # ROC-SESSION-011/012/018: claim first
+            self._claim(_claim_input(answers, user_message, metadata))
+            return self._run(answers, user_message, [], metadata=metadata)
 
     def _accept(self, prompt: PromptInput) -> tuple[list[Resolution], Message | None]:
         """Validate an input: the answers and decisions to apply (with expiry outcomes), or the prompt."""
@@ -228,13 +244,25 @@ class Agent:
         if now.tzinfo is None:  # a naive clock reads UTC (ROC-EXPIRY-003); comparing it would raise
             now = now.replace(tzinfo=UTC)
         self._interrupts.check_expiry(answers, now)  # ROC-EXPIRY-004, after ROC-RESUME-014's codes
-        given = [(i, r) for i, r in answers if not isinstance(r, Decision)]
-        if given and self._resume_guard is not None:  # ROC-SEC-001: the application may refuse an answer
-            answered = [self._interrupts.interrupts[i].interrupt for i, _ in given]
-            self._resume_guard(answered, [InterruptResponse(interrupt_id=i, response=r) for i, r in given])
+        if self._resume_guard is not None:  # ROC-SEC-001: the application may refuse the input
+            self._guard(prompt, answers)
         # ROC-EXPIRY-005: expired interrupts the input leaves open get their expiry outcome, now, so the
         # claim records it and a recovery replays the same outcome whatever the clock says by then.
         return [*answers, *self._interrupts.expiry_resolutions(answers, now)], None
+
+    def _guard(self, prompt: PromptInput, answers: list[Resolution]) -> None:
+        """ROC-SEC-001, ROC-AUDIT-005: the guard sees every block (answer or decision) with its metadata, and
+        the answers already stored for the batch with the metadata kept with them."""
+        assert self._resume_guard is not None
+        given = response_metadata_of(prompt)
+        stored = self._interrupts.interrupts
+        blocks = [response_of(i, r, given.get(i)) for i, r in answers]
+        kept = [
+            response_of(key, entry.decision or entry.response, entry.response_metadata)
+            for key, entry in stored.items()
+            if entry.answered
+        ]
+        run_guard(self._resume_guard, [stored[i].interrupt for i, _ in answers], blocks, kept)
 
     def abandon(self, message: str | None = None, *, then: AbandonThen = "end") -> AgentResult:
         """End the pending batch from outside (ROC-ABANDON-001..005), through the claim/save path of a resume.
@@ -292,6 +320,7 @@ class Agent:
                     claim_input = record.get("input") or {}
                     answers: list[Resolution] = [(str(i), r) for i, r in claim_input.get("answers", [])]
                     answers += [(str(i), Decision(d, m)) for i, d, m in claim_input.get("decisions", [])]
+                    metadata = {str(i): m for i, m in (claim_input.get("metadata") or {}).items()}
                     prompt = claim_input.get("prompt")
                     user_message = None if prompt is None else Message.model_validate(prompt)
                     recorded = [ToolResult.model_validate(r) for r in record.get("results", [])]
@@ -300,7 +329,7 @@ class Agent:
                     ledger.abandon()
                     raise
             self._claimed_batch = self._pending_ids()
-            return self._run(answers, user_message, recorded, abandon)
+            return self._run(answers, user_message, recorded, abandon, metadata)
 
     def _run(
         self,
@@ -308,6 +337,7 @@ class Agent:
         user_message: Message | None,
         recorded: list[ToolResult],
         abandon: _Abandon | None = None,
+        metadata: Mapping[str, dict[str, Any]] | None = None,
     ) -> AgentResult:
         """The claimed part of an invocation: answers applied (or the batch abandoned), the loop, the end
         save."""
@@ -315,7 +345,7 @@ class Agent:
         started = False
         ending = False
         try:
-            self._interrupts.apply_answers(answers)
+            self._interrupts.apply_answers(answers, metadata)  # ROC-AUDIT-003: kept with the answers
             self._preserve(recorded)  # ROC-SESSION-020: what the claim recorded never runs again
             started = True
             self.hooks.invoke(BeforeInvocationEvent(self))  # ROC-HOOK-001
@@ -343,6 +373,8 @@ class Agent:
         executor = self.executor
         if self._ledger is not None and self._ledger.holding and self._claimed_batch:
             executor = _RecordingExecutor(self, executor)  # ROC-SESSION-020
+        if self._stream_sink is not None:
+            executor = StreamingExecutor(executor, self._stream_sink)  # ROC-STREAM-005
         return Loop(
             agent=self,
             model=self.model,
@@ -637,14 +669,19 @@ class _Abandon:
         return _Abandon(message if isinstance(message, str) else None, then)
 
 
-def _claim_input(answers: list[Resolution], user_message: Message | None) -> dict[str, Any]:
-    """What a claim records of an accepted input (``recover`` runs it again)."""
+def _claim_input(
+    answers: list[Resolution], user_message: Message | None, metadata: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """What a claim records of an accepted input (``recover`` runs it again), the blocks' metadata with it
+    (ROC-AUDIT-003: a recovered invocation keeps it as the first run would have)."""
     if user_message is not None:
         return {"prompt": user_message.to_json()}
     claim: dict[str, Any] = {"answers": [[i, r] for i, r in answers if not isinstance(r, Decision)]}
     decided = [[i, r.kind, r.message] for i, r in answers if isinstance(r, Decision)]
     if decided:
         claim["decisions"] = decided
+    if metadata:
+        claim["metadata"] = dict(metadata)
     return claim
 
 

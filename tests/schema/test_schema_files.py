@@ -24,6 +24,7 @@ EXPECTED = {
     "resume-input",
     "snapshot",
     "stop-reason",
+    "stream-event",
     "pending-interrupt",
     "abandon-input",
     "tool-result",
