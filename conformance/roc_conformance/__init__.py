@@ -1,3 +1,3 @@
 """RoC conformance suite: checks any implementation of Return of Control over gRPC."""
 
-SPEC_VERSION = "1.2"
+SPEC_VERSION = "1.3"

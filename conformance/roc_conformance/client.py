@@ -92,7 +92,7 @@ from roc_conformance.pb.jsonmap import JsonMappingError
 from roc_conformance.pb.roc.conformance.v1 import harness_pb2 as hpb
 from roc_conformance.pb.roc.conformance.v1 import harness_pb2_grpc as hgrpc
 
-HARNESS_PROTOCOL_VERSION = 5
+HARNESS_PROTOCOL_VERSION = 6
 """The harness protocol version this suite speaks (``DescribeRequest.harness_protocol_version``)."""
 
 SPEC_1_1_PROFILES = frozenset({"decisions", "abandon", "expiry", "pending-list", "idempotent-resume"})
@@ -102,14 +102,18 @@ SPEC_1_2_PROFILES = frozenset({"agent-as-tool", "multi-agent"})
 """The profiles of RoC 1.2 the harness can drive; harness protocol 5 is the first (``Step.run_agent``,
 ``TraceEvent.agent_path``, ``CreateAgentRequest.orchestrator``)."""
 
-PROFILES_SINCE: dict[int, frozenset[str]] = {4: SPEC_1_1_PROFILES, 5: SPEC_1_2_PROFILES}
+SPEC_1_3_PROFILES = frozenset({"response-schema", "questions", "approval", "streaming", "audit"})
+"""The profiles of RoC 1.3; harness protocol 6 is the first that can drive them (``InterruptStep.response_schema``,
+``Step.ask``, ``AgentSpec.approval``, ``InvokeRequest.stream``, ``InspectedInterrupt.response_metadata``)."""
+
+PROFILES_SINCE: dict[int, frozenset[str]] = {4: SPEC_1_1_PROFILES, 5: SPEC_1_2_PROFILES, 6: SPEC_1_3_PROFILES}
 """The first harness protocol that can drive each group of profiles: an adapter speaking an older one must
 not claim them."""
 
-ACCEPTED_PROTOCOLS = frozenset({3, 4, HARNESS_PROTOCOL_VERSION})
-"""Protocols the suite accepts: 5; 4 from an adapter that claims none of ``SPEC_1_2_PROFILES``, and 3 from
-one that claims none of ``SPEC_1_1_PROFILES`` either (protocols 4 and 5 only added messages, fields and an
-RPC that such an adapter is never sent)."""
+ACCEPTED_PROTOCOLS = frozenset({3, 4, 5, HARNESS_PROTOCOL_VERSION})
+"""Protocols the suite accepts: 6; 5 from an adapter that claims none of ``SPEC_1_3_PROFILES``, 4 from one
+that claims none of ``SPEC_1_2_PROFILES`` either, and 3 from one that claims none of ``SPEC_1_1_PROFILES``
+either (protocols 4, 5 and 6 only added messages, fields and an RPC that such an adapter is never sent)."""
 
 PROTOCOL_CHANGES: dict[int, tuple[str, ...]] = {
     2: (
@@ -173,6 +177,22 @@ PROTOCOL_CHANGES: dict[int, tuple[str, ...]] = {
         "TraceEvent gains node_start (17, NodeStartEvent {node_id, visit}) and node_end (18, NodeEndEvent "
         "{node_id, visit, outcome}); HookCallbackEvent gains node_id (4) and visit (5) for the node events; "
         'a node agent\'s events carry agent_path ["node:<node id>", ...]',
+    ),
+    6: (
+        'the RoC 1.3 profiles "response-schema", "questions", "approval", "streaming" and "audit" can be '
+        "claimed; an adapter that claims no RoC 1.3 profile may keep speaking protocol 5",
+        "InterruptStep gains response_schema (8), passed to the raise as it is",
+        "Step gains ask (9, AskStep {name, question}): a structured question through the runtime's question "
+        "API; and await_streamed (10, AwaitStreamedStep {name, timeout_ms}), a tool step that waits until "
+        "the invocation's stream has delivered an interrupt of that name",
+        "AgentSpec gains builtin_tools (9: \"ask_user\"), approval (10, tool name -> ApprovalPolicy "
+        "{decisions}: the runtime's ready approval hook, registered first) and record_resume_guard (11); "
+        "ToolSpec gains input_schema (3)",
+        "InvokeRequest gains stream (9): the input goes to the runtime's streaming API, each interrupt event "
+        "recorded as trace event streamed_interrupt (19, {interrupt}) when the consumer receives it",
+        "TraceEvent gains resume_guard (20, {responses, kept}); ToolStartEvent gains input (3), the input "
+        "the body received; InspectedInterrupt gains response_metadata (8)",
+        "roc.v1 data model (spec 1.3): Interrupt.response_metadata (13; snapshot format 2.3)",
     ),
 }
 """What each harness protocol version changed from the one before (the changelog of conformance/README.md

@@ -87,12 +87,26 @@ def _answers(out: dict[str, Any], tool_use_id: str) -> Any:
     return found["content"][0]["json"]["answers"]
 
 
-def test_the_suite_and_the_reference_speak_protocol_5_and_the_reference_claims_agent_as_tool(client):
-    assert HARNESS_PROTOCOL_VERSION == 5
+def test_the_suite_and_the_reference_speak_protocol_6_and_the_reference_claims_agent_as_tool(client):
+    assert HARNESS_PROTOCOL_VERSION == 6
     desc = client.describe()
-    assert desc.harness_protocol_version == 5
-    assert "1.2" in desc.spec_versions
+    assert desc.harness_protocol_version == 6
+    assert {"1.2", "1.3"} <= set(desc.spec_versions)
     assert desc.profiles >= SPEC_1_1_PROFILES | SPEC_1_2_PROFILES
+
+
+def test_a_protocol_5_adapter_is_accepted_until_it_claims_a_spec_1_3_profile():
+    with serving(OlderServicer(5, ("core", "agent-as-tool"))) as (address, _), client_for(address) as c:
+        assert c.describe().harness_protocol_version == 5
+    with (
+        serving(OlderServicer(5, ("core", "response-schema"))) as (address, _),
+        client_for(address) as c,
+        pytest.raises(ProtocolMismatch) as caught,
+    ):
+        c.describe()
+    message = str(caught.value)
+    assert "protocol 5 cannot drive the profiles it claims (response-schema)" in message
+    assert all(change in message for change in PROTOCOL_CHANGES[6])
 
 
 def test_a_protocol_4_adapter_that_claims_no_spec_1_2_profile_is_accepted():
@@ -112,6 +126,7 @@ def test_a_protocol_4_adapter_that_claims_agent_as_tool_is_refused_with_what_cha
     message = str(caught.value)
     assert "protocol 4 cannot drive the profiles it claims (agent-as-tool)" in message
     assert all(change in message for change in PROTOCOL_CHANGES[5])
+    assert all(change in message for change in PROTOCOL_CHANGES[6])
     assert not any(change in message for change in PROTOCOL_CHANGES[4])
 
 

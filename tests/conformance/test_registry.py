@@ -39,7 +39,7 @@ def test_every_check_names_requirements_and_known_profiles():
 
 def test_the_committed_registry_loads():
     registry = load_registry(find_requirements_file())
-    assert registry.spec_version == "1.2"
+    assert registry.spec_version == "1.3"
     assert registry.requirements
     assert len(registry.by_id()) == len(registry.requirements)
 

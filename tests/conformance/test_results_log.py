@@ -83,7 +83,7 @@ def test_each_check_is_in_the_log_as_soon_as_it_finished(tmp_path):
     assert [r["record"] for r in records] == ["header", "check", "check", "check", "check", "footer"]
     assert head["describe"]["implementation"]["name"] == "roc-reference"
     assert head["describe"]["implementation"]["adapter"]
-    assert head["suite"]["specVersion"] == "1.2"
+    assert head["suite"]["specVersion"] == "1.3"
     assert head["suite"]["harnessProtocolVersion"] >= 1
     assert head["settings"]["name"] == "certify"
     assert "seed" in head["settings"]

@@ -28,7 +28,7 @@ from roc_reference import (
 
 
 def test_spec_version() -> None:
-    assert SPEC_VERSION == "1.2"
+    assert SPEC_VERSION == "1.3"
 
 
 def test_message_json_round_trips_every_block_kind() -> None:
@@ -211,7 +211,7 @@ def test_declared_claim() -> None:
     assert set(PROFILES) <= defined
     assert "portable-snapshot" not in PROFILES or "sessions" in PROFILES
     assert not {"session-store", "snapshot-integrity"} & set(PROFILES) or "sessions" in PROFILES
-    assert SPEC_VERSION == "1.2"
+    assert SPEC_VERSION == "1.3"
 
 
 @pytest.mark.req(

@@ -151,7 +151,7 @@ def test_valid_fixture_restores_and_continues(path: Path) -> None:
     )
     again = agent.take_snapshot()
     # ROC-VER-003: the writer writes its own format (2.1, spec 1.1) whatever it read; the content is the same.
-    assert (again["schemaVersion"], again["specVersion"]) == ("2.2", "1.2")
+    assert (again["schemaVersion"], again["specVersion"]) == ("2.3", "1.3")
     for member in ("createdAt", "revision", "integrity", "schemaVersion", "specVersion"):
         again.pop(member, None)
         doc.pop(member, None)

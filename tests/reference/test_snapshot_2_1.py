@@ -79,7 +79,7 @@ def _drop(path: str) -> Edit:
 
 def test_the_writer_stores_a_decision_instead_of_a_response() -> None:
     _, agent, doc = _paused_with_decision()
-    assert (doc["schemaVersion"], doc["specVersion"]) == ("2.2", "1.2")
+    assert (doc["schemaVersion"], doc["specVersion"]) == ("2.3", "1.3")
     stored = _stored(doc)
     assert (stored["decision"], stored["message"]) == ("decline", "no")
     assert "response" not in stored

@@ -104,7 +104,7 @@ def test_rendered_json_is_stable_and_round_trips(tmp_path: Path) -> None:
     text = render_requirements(reqs)
     assert text == render_requirements(parse_spec(tmp_path))
     assert text.endswith("}\n")
-    assert text.splitlines()[1] == '  "specVersion": "1.2",'
+    assert text.splitlines()[1] == '  "specVersion": "1.3",'
     doc = json.loads(text)
     assert list(doc) == ["specVersion", "requirements"]
     out = tmp_path / "requirements.json"

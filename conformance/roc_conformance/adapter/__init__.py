@@ -66,7 +66,7 @@ from roc_conformance.adapter.service import (
 from roc_conformance.adapter.stores import StoreDirectories
 from roc_conformance.adapter.trace import Trace, run_hook
 
-KIT_VERSION = "1.2.0"
+KIT_VERSION = "1.3.0"
 
 __all__ = [
     "EXHAUSTED_TEXT",

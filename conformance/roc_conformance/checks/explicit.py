@@ -378,6 +378,14 @@ DEFINED_PROFILES = frozenset(vocabulary.PROFILES)
 RESERVED_PROFILES = frozenset(vocabulary.RESERVED_PROFILES)
 
 
+# Spec 1.3 profiles built on others: (profile, what it needs, the requirement that says so).
+_NEEDS_SINCE_1_3: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("questions", ("response-schema",), "ROC-CONF-008"),
+    ("approval", ("hooks", "response-schema"), "ROC-CONF-009"),
+    ("audit", ("sessions",), "ROC-CONF-010"),
+)
+
+
 def check_handshake(ctx: CheckContext) -> None:
     """The claim made at Describe (spec chapter 1 and 9)."""
     desc = ctx.description
@@ -399,6 +407,10 @@ def check_handshake(ctx: CheckContext) -> None:
             wrong.setdefault("ROC-CONF-006", []).append(f"'{needs_sessions}' is claimed without 'sessions'")
     if "expiry" in desc.profiles and "decisions" not in desc.profiles:
         wrong.setdefault("ROC-CONF-007", []).append("'expiry' is claimed without 'decisions'")
+    for profile, needs, req in _NEEDS_SINCE_1_3:
+        missing = [n for n in needs if n not in desc.profiles]
+        if profile in desc.profiles and missing:
+            wrong.setdefault(req, []).append(f"'{profile}' is claimed without {missing}")
     undefined = sorted(desc.profiles - DEFINED_PROFILES)
     if undefined:
         reserved = [p for p in undefined if p in RESERVED_PROFILES]
@@ -468,6 +480,9 @@ _EXPLICIT: tuple[ExplicitSpec, ...] = (
             "ROC-CONF-005",
             "ROC-CONF-006",
             "ROC-CONF-007",
+            "ROC-CONF-008",
+            "ROC-CONF-009",
+            "ROC-CONF-010",
             "ROC-VER-001",
         ),
         check_handshake,

@@ -89,10 +89,10 @@ def two_tool_scenario(agent_id: str = "snap", executor: str = "sequential") -> d
 
 def written_versions(ctx: CheckContext) -> tuple[str, str]:
     """``(schemaVersion, specVersion)`` the implementation writes (ROC-VER-002): the format of the latest spec
-    version it declares (spec 9.2: 1.2 writes 2.2, 1.1 writes 2.1, 1.0 writes 2.0)."""
+    version it declares (spec 9.2: 1.3 writes 2.3, 1.2 writes 2.2, 1.1 writes 2.1, 1.0 writes 2.0)."""
     declared = ctx.description.spec_versions
-    latest = next((v for v in ("1.2", "1.1") if v in declared), "1.0")
-    return {"1.2": "2.2", "1.1": "2.1", "1.0": "2.0"}[latest], latest
+    latest = next((v for v in ("1.3", "1.2", "1.1") if v in declared), "1.0")
+    return {"1.3": "2.3", "1.2": "2.2", "1.1": "2.1", "1.0": "2.0"}[latest], latest
 
 
 def executor_of(ctx: CheckContext) -> str:

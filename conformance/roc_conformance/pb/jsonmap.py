@@ -28,7 +28,8 @@ Two more rules serve the harness types of ``roc.conformance.v1``:
    arm goes into ``kind`` and the arm's members sit beside it, and so do the event's own members outside
    the oneof (``agentPath``, harness protocol 5, omitted when empty like the arrays of rule 7).
 7. ``AgentSpec.tools`` and ``AgentSpec.hooks`` are optional in JSON (absent means empty) and are
-   omitted when empty. So are ``interruptState.consumed`` (snapshot format 2.1) and the map
+   omitted when empty, as are ``AgentSpec.builtinTools``, ``AgentSpec.approval`` and
+   ``ApprovalPolicy.decisions`` (harness protocol 6). So are ``interruptState.consumed`` (snapshot format 2.1) and the map
    ``interruptState.children`` (format 2.2) of the data model: a document of an earlier format, which has
    no such member, round-trips unchanged.
 
@@ -144,6 +145,9 @@ _OMIT_WHEN_EMPTY: Final[frozenset[tuple[str, str]]] = frozenset(
         ("roc.conformance.v1.TraceEvent", "agent_path"),  # harness protocol 5: empty for the top agent
         ("roc.conformance.v1.OrchestratorSpec", "edges"),  # harness protocol 5: a swarm has none
         ("roc.conformance.v1.OrchestratorSpec", "hooks"),
+        ("roc.conformance.v1.AgentSpec", "builtin_tools"),  # harness protocol 6: absent when none
+        ("roc.conformance.v1.AgentSpec", "approval"),
+        ("roc.conformance.v1.ApprovalPolicy", "decisions"),  # absent: all three decisions
     }
 )
 # Arbitrary JSON: copied verbatim, numbers checked (to proto) and normalized (from proto).

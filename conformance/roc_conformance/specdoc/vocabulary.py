@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-SPEC_VERSION: Final = "1.2"
+SPEC_VERSION: Final = "1.3"
 
 LEVELS: Final = ("MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "MAY")
 MUST_LEVELS: Final = frozenset({"MUST", "MUST NOT"})
@@ -45,8 +45,13 @@ PROFILES: Final = (
     "idempotent-resume",
     "agent-as-tool",
     "multi-agent",
+    "response-schema",
+    "questions",
+    "approval",
+    "streaming",
+    "audit",
 )
-RESERVED_PROFILES: Final = ("response-schema",)
+RESERVED_PROFILES: Final[tuple[str, ...]] = ()
 
 AREAS: Final = (
     "CONF",
@@ -72,6 +77,11 @@ AREAS: Final = (
     "RESEND",
     "AGENT",
     "GRAPH",
+    "SCHEMA",
+    "ASK",
+    "APPROVE",
+    "STREAM",
+    "AUDIT",
 )
 
 ID_RE: Final = re.compile(r"^ROC-([A-Z]+)-(\d{3})$")

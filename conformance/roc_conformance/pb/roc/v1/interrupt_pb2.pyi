@@ -50,7 +50,7 @@ class InnerInterrupt(_message.Message):
     def __init__(self, agent_id: _Optional[str] = ..., interrupt_id: _Optional[str] = ..., source: _Optional[_Union[InterruptSource, _Mapping]] = ...) -> None: ...
 
 class Interrupt(_message.Message):
-    __slots__ = ("id", "name", "reason", "source", "response_schema", "expires_at", "response", "input_digest", "metadata", "on_expiry", "decision", "message")
+    __slots__ = ("id", "name", "reason", "source", "response_schema", "expires_at", "response", "input_digest", "metadata", "on_expiry", "decision", "message", "response_metadata")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
@@ -63,6 +63,7 @@ class Interrupt(_message.Message):
     ON_EXPIRY_FIELD_NUMBER: _ClassVar[int]
     DECISION_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_METADATA_FIELD_NUMBER: _ClassVar[int]
     id: str
     name: str
     reason: _struct_pb2.Value
@@ -75,7 +76,8 @@ class Interrupt(_message.Message):
     on_expiry: ExpiryOutcome
     decision: _resume_pb2.Decision
     message: str
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., reason: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., source: _Optional[_Union[InterruptSource, _Mapping]] = ..., response_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., expires_at: _Optional[str] = ..., response: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., input_digest: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., on_expiry: _Optional[_Union[ExpiryOutcome, _Mapping]] = ..., decision: _Optional[_Union[_resume_pb2.Decision, str]] = ..., message: _Optional[str] = ...) -> None: ...
+    response_metadata: _struct_pb2.Struct
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., reason: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., source: _Optional[_Union[InterruptSource, _Mapping]] = ..., response_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., expires_at: _Optional[str] = ..., response: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., input_digest: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., on_expiry: _Optional[_Union[ExpiryOutcome, _Mapping]] = ..., decision: _Optional[_Union[_resume_pb2.Decision, str]] = ..., message: _Optional[str] = ..., response_metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class ExpiryOutcome(_message.Message):
     __slots__ = ("decision", "message")

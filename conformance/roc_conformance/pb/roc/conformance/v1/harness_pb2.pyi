@@ -115,7 +115,14 @@ class Implementation(_message.Message):
     def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ..., language: _Optional[str] = ..., language_version: _Optional[str] = ..., homepage: _Optional[str] = ..., adapter: _Optional[str] = ...) -> None: ...
 
 class AgentSpec(_message.Message):
-    __slots__ = ("agent_id", "executor", "model", "tools", "hooks", "state", "integrity", "session")
+    __slots__ = ("agent_id", "executor", "model", "tools", "hooks", "state", "integrity", "session", "builtin_tools", "approval", "record_resume_guard")
+    class ApprovalEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: ApprovalPolicy
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[ApprovalPolicy, _Mapping]] = ...) -> None: ...
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     EXECUTOR_FIELD_NUMBER: _ClassVar[int]
     MODEL_FIELD_NUMBER: _ClassVar[int]
@@ -124,6 +131,9 @@ class AgentSpec(_message.Message):
     STATE_FIELD_NUMBER: _ClassVar[int]
     INTEGRITY_FIELD_NUMBER: _ClassVar[int]
     SESSION_FIELD_NUMBER: _ClassVar[int]
+    BUILTIN_TOOLS_FIELD_NUMBER: _ClassVar[int]
+    APPROVAL_FIELD_NUMBER: _ClassVar[int]
+    RECORD_RESUME_GUARD_FIELD_NUMBER: _ClassVar[int]
     agent_id: str
     executor: ExecutorKind
     model: ScriptedModel
@@ -132,7 +142,16 @@ class AgentSpec(_message.Message):
     state: _struct_pb2.Struct
     integrity: IntegrityConfig
     session: SessionBinding
-    def __init__(self, agent_id: _Optional[str] = ..., executor: _Optional[_Union[ExecutorKind, str]] = ..., model: _Optional[_Union[ScriptedModel, _Mapping]] = ..., tools: _Optional[_Iterable[_Union[ToolSpec, _Mapping]]] = ..., hooks: _Optional[_Iterable[_Union[HookSpec, _Mapping]]] = ..., state: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., integrity: _Optional[_Union[IntegrityConfig, _Mapping]] = ..., session: _Optional[_Union[SessionBinding, _Mapping]] = ...) -> None: ...
+    builtin_tools: _containers.RepeatedScalarFieldContainer[str]
+    approval: _containers.MessageMap[str, ApprovalPolicy]
+    record_resume_guard: bool
+    def __init__(self, agent_id: _Optional[str] = ..., executor: _Optional[_Union[ExecutorKind, str]] = ..., model: _Optional[_Union[ScriptedModel, _Mapping]] = ..., tools: _Optional[_Iterable[_Union[ToolSpec, _Mapping]]] = ..., hooks: _Optional[_Iterable[_Union[HookSpec, _Mapping]]] = ..., state: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., integrity: _Optional[_Union[IntegrityConfig, _Mapping]] = ..., session: _Optional[_Union[SessionBinding, _Mapping]] = ..., builtin_tools: _Optional[_Iterable[str]] = ..., approval: _Optional[_Mapping[str, ApprovalPolicy]] = ..., record_resume_guard: _Optional[bool] = ...) -> None: ...
+
+class ApprovalPolicy(_message.Message):
+    __slots__ = ("decisions",)
+    DECISIONS_FIELD_NUMBER: _ClassVar[int]
+    decisions: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, decisions: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class SessionBinding(_message.Message):
     __slots__ = ("store", "session_id")
@@ -163,12 +182,14 @@ class ModelTurn(_message.Message):
     def __init__(self, content: _Optional[_Iterable[_Union[_message_pb2.ContentBlock, _Mapping]]] = ...) -> None: ...
 
 class ToolSpec(_message.Message):
-    __slots__ = ("name", "steps")
+    __slots__ = ("name", "steps", "input_schema")
     NAME_FIELD_NUMBER: _ClassVar[int]
     STEPS_FIELD_NUMBER: _ClassVar[int]
+    INPUT_SCHEMA_FIELD_NUMBER: _ClassVar[int]
     name: str
     steps: _containers.RepeatedCompositeFieldContainer[Step]
-    def __init__(self, name: _Optional[str] = ..., steps: _Optional[_Iterable[_Union[Step, _Mapping]]] = ...) -> None: ...
+    input_schema: _struct_pb2.Struct
+    def __init__(self, name: _Optional[str] = ..., steps: _Optional[_Iterable[_Union[Step, _Mapping]]] = ..., input_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class HookSpec(_message.Message):
     __slots__ = ("event", "tool_name", "steps")
@@ -181,7 +202,7 @@ class HookSpec(_message.Message):
     def __init__(self, event: _Optional[_Union[HookEvent, str]] = ..., tool_name: _Optional[str] = ..., steps: _Optional[_Iterable[_Union[Step, _Mapping]]] = ...) -> None: ...
 
 class Step(_message.Message):
-    __slots__ = ("interrupt", "fail", "cancel", "cancel_if", "skip_if_state", "set_state", "run_agent")
+    __slots__ = ("interrupt", "fail", "cancel", "cancel_if", "skip_if_state", "set_state", "run_agent", "ask", "await_streamed")
     INTERRUPT_FIELD_NUMBER: _ClassVar[int]
     RETURN_FIELD_NUMBER: _ClassVar[int]
     FAIL_FIELD_NUMBER: _ClassVar[int]
@@ -190,6 +211,8 @@ class Step(_message.Message):
     SKIP_IF_STATE_FIELD_NUMBER: _ClassVar[int]
     SET_STATE_FIELD_NUMBER: _ClassVar[int]
     RUN_AGENT_FIELD_NUMBER: _ClassVar[int]
+    ASK_FIELD_NUMBER: _ClassVar[int]
+    AWAIT_STREAMED_FIELD_NUMBER: _ClassVar[int]
     interrupt: InterruptStep
     fail: FailStep
     cancel: CancelStep
@@ -197,10 +220,28 @@ class Step(_message.Message):
     skip_if_state: SkipIfStateStep
     set_state: SetStateStep
     run_agent: RunAgentStep
-    def __init__(self, interrupt: _Optional[_Union[InterruptStep, _Mapping]] = ..., fail: _Optional[_Union[FailStep, _Mapping]] = ..., cancel: _Optional[_Union[CancelStep, _Mapping]] = ..., cancel_if: _Optional[_Union[CancelIfStep, _Mapping]] = ..., skip_if_state: _Optional[_Union[SkipIfStateStep, _Mapping]] = ..., set_state: _Optional[_Union[SetStateStep, _Mapping]] = ..., run_agent: _Optional[_Union[RunAgentStep, _Mapping]] = ..., **kwargs) -> None: ...
+    ask: AskStep
+    await_streamed: AwaitStreamedStep
+    def __init__(self, interrupt: _Optional[_Union[InterruptStep, _Mapping]] = ..., fail: _Optional[_Union[FailStep, _Mapping]] = ..., cancel: _Optional[_Union[CancelStep, _Mapping]] = ..., cancel_if: _Optional[_Union[CancelIfStep, _Mapping]] = ..., skip_if_state: _Optional[_Union[SkipIfStateStep, _Mapping]] = ..., set_state: _Optional[_Union[SetStateStep, _Mapping]] = ..., run_agent: _Optional[_Union[RunAgentStep, _Mapping]] = ..., ask: _Optional[_Union[AskStep, _Mapping]] = ..., await_streamed: _Optional[_Union[AwaitStreamedStep, _Mapping]] = ..., **kwargs) -> None: ...
+
+class AskStep(_message.Message):
+    __slots__ = ("name", "question")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    QUESTION_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    question: _struct_pb2.Struct
+    def __init__(self, name: _Optional[str] = ..., question: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+
+class AwaitStreamedStep(_message.Message):
+    __slots__ = ("name", "timeout_ms")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TIMEOUT_MS_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    timeout_ms: int
+    def __init__(self, name: _Optional[str] = ..., timeout_ms: _Optional[int] = ...) -> None: ...
 
 class InterruptStep(_message.Message):
-    __slots__ = ("name", "reason", "reason_from_state", "metadata", "expires_at", "on_expiry", "handle_decision")
+    __slots__ = ("name", "reason", "reason_from_state", "metadata", "expires_at", "on_expiry", "handle_decision", "response_schema")
     NAME_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     REASON_FROM_STATE_FIELD_NUMBER: _ClassVar[int]
@@ -208,6 +249,7 @@ class InterruptStep(_message.Message):
     EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
     ON_EXPIRY_FIELD_NUMBER: _ClassVar[int]
     HANDLE_DECISION_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_SCHEMA_FIELD_NUMBER: _ClassVar[int]
     name: str
     reason: _struct_pb2.Value
     reason_from_state: str
@@ -215,7 +257,8 @@ class InterruptStep(_message.Message):
     expires_at: str
     on_expiry: ExpiryOutcome
     handle_decision: bool
-    def __init__(self, name: _Optional[str] = ..., reason: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., reason_from_state: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., expires_at: _Optional[str] = ..., on_expiry: _Optional[_Union[ExpiryOutcome, _Mapping]] = ..., handle_decision: _Optional[bool] = ...) -> None: ...
+    response_schema: _struct_pb2.Struct
+    def __init__(self, name: _Optional[str] = ..., reason: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., reason_from_state: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., expires_at: _Optional[str] = ..., on_expiry: _Optional[_Union[ExpiryOutcome, _Mapping]] = ..., handle_decision: _Optional[bool] = ..., response_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class ExpiryOutcome(_message.Message):
     __slots__ = ("decision", "message")
@@ -338,20 +381,22 @@ class CreateAgentResponse(_message.Message):
     def __init__(self, agent: _Optional[str] = ..., harness_error: _Optional[_Union[HarnessError, _Mapping]] = ..., error: _Optional[_Union[_error_pb2.Error, _Mapping]] = ...) -> None: ...
 
 class InvokeRequest(_message.Message):
-    __slots__ = ("agent", "prompt", "content", "interrupt_responses", "direct_tool_call", "abandon")
+    __slots__ = ("agent", "prompt", "content", "interrupt_responses", "direct_tool_call", "abandon", "stream")
     AGENT_FIELD_NUMBER: _ClassVar[int]
     PROMPT_FIELD_NUMBER: _ClassVar[int]
     CONTENT_FIELD_NUMBER: _ClassVar[int]
     INTERRUPT_RESPONSES_FIELD_NUMBER: _ClassVar[int]
     DIRECT_TOOL_CALL_FIELD_NUMBER: _ClassVar[int]
     ABANDON_FIELD_NUMBER: _ClassVar[int]
+    STREAM_FIELD_NUMBER: _ClassVar[int]
     agent: str
     prompt: str
     content: _struct_pb2.ListValue
     interrupt_responses: _struct_pb2.ListValue
     direct_tool_call: DirectToolCall
     abandon: Abandon
-    def __init__(self, agent: _Optional[str] = ..., prompt: _Optional[str] = ..., content: _Optional[_Union[_struct_pb2.ListValue, _Mapping]] = ..., interrupt_responses: _Optional[_Union[_struct_pb2.ListValue, _Mapping]] = ..., direct_tool_call: _Optional[_Union[DirectToolCall, _Mapping]] = ..., abandon: _Optional[_Union[Abandon, _Mapping]] = ...) -> None: ...
+    stream: bool
+    def __init__(self, agent: _Optional[str] = ..., prompt: _Optional[str] = ..., content: _Optional[_Union[_struct_pb2.ListValue, _Mapping]] = ..., interrupt_responses: _Optional[_Union[_struct_pb2.ListValue, _Mapping]] = ..., direct_tool_call: _Optional[_Union[DirectToolCall, _Mapping]] = ..., abandon: _Optional[_Union[Abandon, _Mapping]] = ..., stream: _Optional[bool] = ...) -> None: ...
 
 class Abandon(_message.Message):
     __slots__ = ("message", "continue_model")
@@ -421,7 +466,7 @@ class NodeRun(_message.Message):
     def __init__(self, node_id: _Optional[str] = ..., visit: _Optional[int] = ..., result: _Optional[_Union[_agent_result_pb2.AgentResult, _Mapping]] = ...) -> None: ...
 
 class TraceEvent(_message.Message):
-    __slots__ = ("invocation_start", "model_call", "before_tools", "before_tool_call", "hook_callback", "tool_start", "tool_end", "after_tool_call", "after_tools", "message_added", "invocation_end", "before_invocation", "after_invocation", "before_model_call", "after_model_call", "node_start", "node_end", "agent_path")
+    __slots__ = ("invocation_start", "model_call", "before_tools", "before_tool_call", "hook_callback", "tool_start", "tool_end", "after_tool_call", "after_tools", "message_added", "invocation_end", "before_invocation", "after_invocation", "before_model_call", "after_model_call", "node_start", "node_end", "streamed_interrupt", "resume_guard", "agent_path")
     INVOCATION_START_FIELD_NUMBER: _ClassVar[int]
     MODEL_CALL_FIELD_NUMBER: _ClassVar[int]
     BEFORE_TOOLS_FIELD_NUMBER: _ClassVar[int]
@@ -439,6 +484,8 @@ class TraceEvent(_message.Message):
     AFTER_MODEL_CALL_FIELD_NUMBER: _ClassVar[int]
     NODE_START_FIELD_NUMBER: _ClassVar[int]
     NODE_END_FIELD_NUMBER: _ClassVar[int]
+    STREAMED_INTERRUPT_FIELD_NUMBER: _ClassVar[int]
+    RESUME_GUARD_FIELD_NUMBER: _ClassVar[int]
     AGENT_PATH_FIELD_NUMBER: _ClassVar[int]
     invocation_start: InvocationStartEvent
     model_call: ModelCallEvent
@@ -457,8 +504,10 @@ class TraceEvent(_message.Message):
     after_model_call: AfterModelCallEvent
     node_start: NodeStartEvent
     node_end: NodeEndEvent
+    streamed_interrupt: StreamedInterruptEvent
+    resume_guard: ResumeGuardEvent
     agent_path: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, invocation_start: _Optional[_Union[InvocationStartEvent, _Mapping]] = ..., model_call: _Optional[_Union[ModelCallEvent, _Mapping]] = ..., before_tools: _Optional[_Union[BeforeToolsEvent, _Mapping]] = ..., before_tool_call: _Optional[_Union[BeforeToolCallEvent, _Mapping]] = ..., hook_callback: _Optional[_Union[HookCallbackEvent, _Mapping]] = ..., tool_start: _Optional[_Union[ToolStartEvent, _Mapping]] = ..., tool_end: _Optional[_Union[ToolEndEvent, _Mapping]] = ..., after_tool_call: _Optional[_Union[AfterToolCallEvent, _Mapping]] = ..., after_tools: _Optional[_Union[AfterToolsEvent, _Mapping]] = ..., message_added: _Optional[_Union[MessageAddedEvent, _Mapping]] = ..., invocation_end: _Optional[_Union[InvocationEndEvent, _Mapping]] = ..., before_invocation: _Optional[_Union[BeforeInvocationEvent, _Mapping]] = ..., after_invocation: _Optional[_Union[AfterInvocationEvent, _Mapping]] = ..., before_model_call: _Optional[_Union[BeforeModelCallEvent, _Mapping]] = ..., after_model_call: _Optional[_Union[AfterModelCallEvent, _Mapping]] = ..., node_start: _Optional[_Union[NodeStartEvent, _Mapping]] = ..., node_end: _Optional[_Union[NodeEndEvent, _Mapping]] = ..., agent_path: _Optional[_Iterable[str]] = ...) -> None: ...
+    def __init__(self, invocation_start: _Optional[_Union[InvocationStartEvent, _Mapping]] = ..., model_call: _Optional[_Union[ModelCallEvent, _Mapping]] = ..., before_tools: _Optional[_Union[BeforeToolsEvent, _Mapping]] = ..., before_tool_call: _Optional[_Union[BeforeToolCallEvent, _Mapping]] = ..., hook_callback: _Optional[_Union[HookCallbackEvent, _Mapping]] = ..., tool_start: _Optional[_Union[ToolStartEvent, _Mapping]] = ..., tool_end: _Optional[_Union[ToolEndEvent, _Mapping]] = ..., after_tool_call: _Optional[_Union[AfterToolCallEvent, _Mapping]] = ..., after_tools: _Optional[_Union[AfterToolsEvent, _Mapping]] = ..., message_added: _Optional[_Union[MessageAddedEvent, _Mapping]] = ..., invocation_end: _Optional[_Union[InvocationEndEvent, _Mapping]] = ..., before_invocation: _Optional[_Union[BeforeInvocationEvent, _Mapping]] = ..., after_invocation: _Optional[_Union[AfterInvocationEvent, _Mapping]] = ..., before_model_call: _Optional[_Union[BeforeModelCallEvent, _Mapping]] = ..., after_model_call: _Optional[_Union[AfterModelCallEvent, _Mapping]] = ..., node_start: _Optional[_Union[NodeStartEvent, _Mapping]] = ..., node_end: _Optional[_Union[NodeEndEvent, _Mapping]] = ..., streamed_interrupt: _Optional[_Union[StreamedInterruptEvent, _Mapping]] = ..., resume_guard: _Optional[_Union[ResumeGuardEvent, _Mapping]] = ..., agent_path: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class NodeStartEvent(_message.Message):
     __slots__ = ("node_id", "visit")
@@ -531,12 +580,28 @@ class HookCallbackEvent(_message.Message):
     def __init__(self, event: _Optional[_Union[HookEvent, str]] = ..., hook_index: _Optional[int] = ..., tool_use_id: _Optional[str] = ..., node_id: _Optional[str] = ..., visit: _Optional[int] = ...) -> None: ...
 
 class ToolStartEvent(_message.Message):
-    __slots__ = ("tool_use_id", "name")
+    __slots__ = ("tool_use_id", "name", "input")
     TOOL_USE_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
+    INPUT_FIELD_NUMBER: _ClassVar[int]
     tool_use_id: str
     name: str
-    def __init__(self, tool_use_id: _Optional[str] = ..., name: _Optional[str] = ...) -> None: ...
+    input: _struct_pb2.Struct
+    def __init__(self, tool_use_id: _Optional[str] = ..., name: _Optional[str] = ..., input: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+
+class StreamedInterruptEvent(_message.Message):
+    __slots__ = ("interrupt",)
+    INTERRUPT_FIELD_NUMBER: _ClassVar[int]
+    interrupt: _interrupt_pb2.Interrupt
+    def __init__(self, interrupt: _Optional[_Union[_interrupt_pb2.Interrupt, _Mapping]] = ...) -> None: ...
+
+class ResumeGuardEvent(_message.Message):
+    __slots__ = ("responses", "kept")
+    RESPONSES_FIELD_NUMBER: _ClassVar[int]
+    KEPT_FIELD_NUMBER: _ClassVar[int]
+    responses: _containers.RepeatedCompositeFieldContainer[_struct_pb2.Struct]
+    kept: _containers.RepeatedCompositeFieldContainer[_struct_pb2.Struct]
+    def __init__(self, responses: _Optional[_Iterable[_Union[_struct_pb2.Struct, _Mapping]]] = ..., kept: _Optional[_Iterable[_Union[_struct_pb2.Struct, _Mapping]]] = ...) -> None: ...
 
 class ToolEndEvent(_message.Message):
     __slots__ = ("tool_use_id", "outcome")
@@ -655,7 +720,7 @@ class AgentInspection(_message.Message):
     def __init__(self, activated: _Optional[bool] = ..., interrupts: _Optional[_Iterable[_Union[InspectedInterrupt, _Mapping]]] = ..., preserved_tool_use_ids: _Optional[_Iterable[str]] = ..., pending_assistant_message: _Optional[_Union[_message_pb2.Message, _Mapping]] = ..., messages: _Optional[_Iterable[_Union[_message_pb2.Message, _Mapping]]] = ..., state: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class InspectedInterrupt(_message.Message):
-    __slots__ = ("id", "name", "reason", "source", "answered", "response", "metadata")
+    __slots__ = ("id", "name", "reason", "source", "answered", "response", "metadata", "response_metadata")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
@@ -663,6 +728,7 @@ class InspectedInterrupt(_message.Message):
     ANSWERED_FIELD_NUMBER: _ClassVar[int]
     RESPONSE_FIELD_NUMBER: _ClassVar[int]
     METADATA_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_METADATA_FIELD_NUMBER: _ClassVar[int]
     id: str
     name: str
     reason: _struct_pb2.Value
@@ -670,7 +736,8 @@ class InspectedInterrupt(_message.Message):
     answered: bool
     response: _struct_pb2.Value
     metadata: _struct_pb2.Struct
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., reason: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., source: _Optional[_Union[_interrupt_pb2.InterruptSource, _Mapping]] = ..., answered: _Optional[bool] = ..., response: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+    response_metadata: _struct_pb2.Struct
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., reason: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., source: _Optional[_Union[_interrupt_pb2.InterruptSource, _Mapping]] = ..., answered: _Optional[bool] = ..., response: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., response_metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class ListPendingRequest(_message.Message):
     __slots__ = ("agent", "snapshot")
