@@ -127,7 +127,9 @@ def ask(
     merged: Any = {"kind": QUESTION_KIND}
     if isinstance(metadata, dict):
         if metadata.get("kind", QUESTION_KIND) != QUESTION_KIND:
-            raise unit._fail(InvalidReasonError(f"question {name!r}: metadata kind must be {QUESTION_KIND!r}"))
+            raise unit._fail(
+                InvalidReasonError(f"question {name!r}: metadata kind must be {QUESTION_KIND!r}")
+            )
         merged = {**metadata, "kind": QUESTION_KIND}
     elif metadata is not None:
         merged = metadata  # not an object: the raise refuses it as it refuses any such metadata
