@@ -45,9 +45,7 @@ ASSERTIONS = frozenset(
 _COUNTS = frozenset({"minItems", "maxItems", "minLength", "maxLength", "minProperties", "maxProperties"})
 _BOUNDS = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"})
 _ANNOTATIONS = frozenset({"title", "description", "default", "examples"})
-KEYWORDS = frozenset(
-    {"$schema", "properties", "items", *ASSERTIONS, *_ANNOTATIONS}
-)
+KEYWORDS = frozenset({"$schema", "properties", "items", *ASSERTIONS, *_ANNOTATIONS})
 """Every keyword of the portable subset (ROC-SCHEMA-002)."""
 
 
@@ -77,7 +75,7 @@ def _schema_problem(schema: Any, at: str) -> str | None:
     return None
 
 
-def _keyword_problem(keyword: str, value: Any, at: str) -> str | None:  # noqa: PLR0911 - one rule per keyword
+def _keyword_problem(keyword: str, value: Any, at: str) -> str | None:
     if keyword in ("title", "description"):
         return None if isinstance(value, str) else "must be a string"
     if keyword == "examples":
@@ -90,7 +88,11 @@ def _keyword_problem(keyword: str, value: Any, at: str) -> str | None:  # noqa: 
     if keyword == "enum":
         return None if isinstance(value, list) and value else "must be a non-empty array"
     if keyword == "required":
-        ok = isinstance(value, list) and all(isinstance(n, str) for n in value) and len(set(value)) == len(value)
+        ok = (
+            isinstance(value, list)
+            and all(isinstance(n, str) for n in value)
+            and len(set(value)) == len(value)
+        )
         return None if ok else "must be an array of unique strings"
     if keyword == "properties":
         if not isinstance(value, dict):
@@ -151,7 +153,11 @@ def answer_errors(schema: Mapping[str, Any], value: Any) -> list[dict[str, str]]
             for name in error.validator_value:
                 if name not in instance:
                     found.add((pointer([*where, name]), keyword))
-        elif keyword == "additionalProperties" and error.validator_value is False and isinstance(instance, dict):
+        elif (
+            keyword == "additionalProperties"
+            and error.validator_value is False
+            and isinstance(instance, dict)
+        ):
             known = error.schema.get("properties", {})
             for name in instance:
                 if name not in known:
@@ -168,8 +174,12 @@ _NUMBER_KEYS = frozenset(
     {"type", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "title", "description", "default"}
 )
 _BOOLEAN_KEYS = frozenset({"type", "title", "description", "default"})
-_MULTI_KEYS = frozenset({"type", "items", "uniqueItems", "minItems", "maxItems", "title", "description", "default"})
-_ROOT_KEYS = frozenset({"$schema", "type", "properties", "required", "additionalProperties", "title", "description"})
+_MULTI_KEYS = frozenset(
+    {"type", "items", "uniqueItems", "minItems", "maxItems", "title", "description", "default"}
+)
+_ROOT_KEYS = frozenset(
+    {"$schema", "type", "properties", "required", "additionalProperties", "title", "description"}
+)
 
 
 def is_renderable(schema: Any) -> bool:
