@@ -37,6 +37,8 @@ from datetime import datetime
 from typing import Any, TypeVar
 from urllib.parse import quote
 
+from .approval_data import BODY_KINDS, answer_rule_errors, bound_input, edits_of, merged_errors
+from .audit import audit_problem
 from .decisions import (
     DECISION_KINDS,
     Decision,
@@ -61,6 +63,7 @@ from .errors import (
     UnknownInterruptError,
 )
 from .integrity import input_digest
+from .schemas import answer_errors, subset_problem
 from .snapshot import Snapshot, parse_snapshot
 from .types import (
     MAX_RESUME_BYTES,
@@ -164,6 +167,9 @@ class StoredInterrupt:
     """For a tool-bound interrupt: the digest of the tool input it was raised for, computed once at the stop
     (or read from the snapshot) and never recomputed, so it keeps naming the input the person approved."""
     decision: Decision | None = None
+    response_metadata: dict[str, Any] | None = None
+    """ROC-AUDIT-003: the ``metadata`` of the block that gave the answer or decision, kept with it until the
+    batch completes (a private copy nobody edits); never handed to the unit (ROC-AUDIT-004)."""
 
     @property
     def answered(self) -> bool:
@@ -244,14 +250,16 @@ class UnitRun:
         metadata: dict[str, Any] | None = None,
         expires_at: str | None = None,
         on_expiry: Mapping[str, Any] | None = None,
+        response_schema: dict[str, Any] | None = None,
     ) -> Any:
         """The stored answer for ``name`` at this raise point, or pause by raising ``InterruptRaised``.
 
         ``reason`` ``None`` is no reason: the interrupt is reported without a ``reason`` member
         (ROC-MODEL-007, spec 2.1). ``metadata`` is the raiser's extension point (spec 2.1), a JSON object
         reported unchanged. ``expires_at`` and ``on_expiry`` are reported unchanged as ``expiresAt`` and
-        ``onExpiry``. A decided interrupt raises ``InterruptDeclined`` (ROC-DECIDE-003).
-        ``owner`` is the registration index of the raising hook callback (``None`` for a tool body).
+        ``onExpiry``, and ``response_schema`` as ``responseSchema`` (ROC-SCHEMA-001). A decided interrupt
+        raises ``InterruptDeclined`` (ROC-DECIDE-003). ``owner`` is the registration index of the raising
+        hook callback (``None`` for a tool body).
         """
         if not isinstance(name, str) or not name:  # ROC-STOP-007
             raise self._fail(InvalidReasonError("interrupt name must be a non-empty string"))
@@ -276,6 +284,12 @@ class UnitRun:
             expiry_problem = on_expiry_problem(on_expiry)
             if expiry_problem is not None:
                 raise self._fail(InvalidReasonError(f"interrupt {name!r}: {expiry_problem}"))
+        if response_schema is not None:  # ROC-SCHEMA-002: the portable subset, within the limits of a reason
+            schema_problem = json_value_problem(response_schema, max_bytes=MAX_VALUE_BYTES) or subset_problem(
+                response_schema
+            )
+            if schema_problem is not None:
+                raise self._fail(InvalidReasonError(f"responseSchema of {name!r}: {schema_problem}"))
         if self._direct:  # ROC-DIRECT-001: no caller to hand control to
             raise self._fail(DirectCallInterruptError(f"interrupt {name!r} raised in a direct tool call"))
         # ROC-HOOK-021, ROC-HOOK-022, ROC-TOOL-014: a name is raised once per event instance / tool-body run.
@@ -305,6 +319,8 @@ class UnitRun:
             extra["expires_at"] = expires_at
         if on_expiry is not None:
             extra["on_expiry"] = json_copy(dict(on_expiry))
+        if response_schema is not None:
+            extra["response_schema"] = json_copy(response_schema)
         self.raised = Interrupt(
             id=minted, name=name, reason=json_copy(reason), source=self.point.source(), **extra
         )
@@ -322,6 +338,8 @@ class AnswerBook:
         self._by_unit: dict[tuple[str, str | None, str], StoredInterrupt] = {}
         self._bound: dict[str | None, list[StoredInterrupt]] = {}
         self._propagated: dict[str, list[StoredInterrupt]] = {}
+        # ROC-APPROVE-013: toolUseId -> the input an approval's edit gave it (the body's effective input).
+        self._edits = edits_of((s.interrupt, s.response) for s in stored.values())
         for entry in stored.values():
             src = entry.interrupt.source
             if src.inner is not None and src.tool_use_id is not None:  # matched by inner id, not by name
@@ -339,6 +357,12 @@ class AnswerBook:
         """The stored interrupts propagated from the sub-agent of one tool use (ROC-AGENT-004)."""
         return self._propagated.get(tool_use_id, [])
 
+    def edited_input(self, tool_use_id: str) -> dict[str, Any] | None:
+        """The input the tool use's approval was answered with edit with (a copy), else ``None``
+        (ROC-APPROVE-008, ROC-APPROVE-013: the body, also when replayed, runs with it)."""
+        edited = self._edits.get(tool_use_id)
+        return None if edited is None else json_copy(edited)
+
     def check_input(self, use: ToolUse) -> None:
         """Refuse to run a tool use whose input differs from the one its stored interrupts were raised for.
 
@@ -347,8 +371,12 @@ class AnswerBook:
         """
         bound = self._bound.get(use.tool_use_id, [])
         digest = input_digest(use.input) if bound else None  # once per tool use, not once per interrupt
+        edited = self._edits.get(use.tool_use_id)
+        edited_digest = input_digest(edited) if bound and edited is not None else digest
         for stored in bound:
-            if digest != stored.input_digest:
+            # ROC-APPROVE-013: the body's interrupts were raised for the effective (edited) input.
+            expected = edited_digest if stored.interrupt.source.kind in BODY_KINDS else digest
+            if expected != stored.input_digest:
                 raise SnapshotInvalidError(
                     f"input of tool use {use.tool_use_id!r} differs from the input interrupt "
                     f"{stored.interrupt.id!r} was raised for",
@@ -441,6 +469,14 @@ class InterruptState:
                     f"limits of spec 10.6 ({problem})",
                     details={"interruptId": body.interrupt_id},
                 )
+            # ROC-AUDIT-001, ROC-AUDIT-002: the registered keys of the metadata, at the same rank.
+            audit = None if body.metadata is _NO_METADATA else audit_problem(body.metadata)
+            if audit is not None:
+                path, form = audit
+                raise InvalidResponseError(
+                    f"{path} of the block for {body.interrupt_id!r} must be {form}",
+                    details={"interruptId": body.interrupt_id, "path": path},
+                )
         seen: set[str] = set()
         for body in bodies:  # ROC-RESUME-008: one answer or decision per interrupt per resume
             if body.interrupt_id in seen:
@@ -455,6 +491,18 @@ class InterruptState:
                 raise UnknownInterruptError(
                     f"no unanswered pending interrupt with id {body.interrupt_id!r}",
                     details={"interruptId": body.interrupt_id},
+                )
+        for body in bodies:  # ROC-SCHEMA-004, ROC-SCHEMA-005: an answer satisfies its responseSchema
+            schema = self.interrupts[body.interrupt_id].interrupt.response_schema
+            errors = answer_errors(schema, body.response) if schema and body.decision == "answer" else []
+            if body.decision == "answer":  # ROC-APPROVE-004: an approval's rules beyond its schema join them
+                rules = answer_rule_errors(self.interrupts[body.interrupt_id].interrupt, body.response)
+                errors = merged_errors(errors, rules) if rules else errors
+            if errors:
+                raise InvalidResponseError(
+                    f"the answer to {body.interrupt_id!r} does not satisfy its responseSchema at "
+                    f"{errors[0]['path']!r} ({errors[0]['keyword']})",
+                    details={"interruptId": body.interrupt_id, "path": errors[0]["path"], "errors": errors},
                 )
         return [body.resolution() for body in bodies]
 
@@ -480,16 +528,31 @@ class InterruptState:
             if not stored.answered and key not in given and stored.expired(now)
         ]
 
-    def apply_answers(self, answers: Sequence[Resolution]) -> None:
+    def apply_answers(
+        self, answers: Sequence[Resolution], metadata: Mapping[str, dict[str, Any]] | None = None
+    ) -> None:
         """Store validated answers and decisions; they stay until their batch completes (ROC-ANSWER-003,
-        ROC-DECIDE-008)."""
+        ROC-DECIDE-008). ``metadata`` (interruptId -> the block's ``metadata``) is kept with each answer or
+        decision it belongs to (ROC-AUDIT-003)."""
         stored = dict(self.interrupts)  # a new dict: a rollback copy keeps the old one (see ``copy``)
+        kept = metadata or {}
         for interrupt_id_, value in answers:
+            given = json_copy(kept.get(interrupt_id_))
             if isinstance(value, Decision):
-                stored[interrupt_id_] = replace(stored[interrupt_id_], decision=value)
+                entry = replace(stored[interrupt_id_], decision=value, response_metadata=given)
             else:
-                stored[interrupt_id_] = replace(stored[interrupt_id_], response=json_copy(value))
+                entry = replace(stored[interrupt_id_], response=json_copy(value), response_metadata=given)
+            stored[interrupt_id_] = entry
         self.interrupts = stored
+
+    def kept_metadata(self) -> dict[str, dict[str, Any]]:
+        """ROC-AUDIT-005: interruptId -> the kept ``metadata`` of each answered or decided interrupt of the
+        pending batch that has one (copies)."""
+        return {
+            key: json_copy(stored.response_metadata)
+            for key, stored in self.interrupts.items()
+            if stored.answered and stored.response_metadata is not None
+        }
 
     def resend_ids(self, prompt: Any) -> list[str]:
         """ROC-RESEND-001/002: the ids of well-formed blocks of ``prompt`` identical to an answer or decision
@@ -582,12 +645,18 @@ class InterruptState:
         kept = {k: v for k, v in self.interrupts.items() if v.answered or k in staying}
         uses = pending.assistant_message.tool_uses()  # once per stop: a batch may hold many tool uses
         inputs = {u.tool_use_id: u.input for u in uses}
+        edits = edits_of((s.interrupt, s.response) for s in kept.values())
         for interrupt in raised:
             if interrupt.id in kept:  # raised again: the same interrupt (ROC-REPLAY-004), its digest kept
                 continue
             tool_use_id = interrupt.source.tool_use_id
-            # ROC-SNAP-006, ROC-SNAP-013: the digest is taken here, once, over the runtime's private input.
-            digest = input_digest(inputs[tool_use_id]) if tool_use_id in inputs else None
+            # ROC-SNAP-006, ROC-SNAP-013: the digest is taken here, once, over the runtime's private input;
+            # ROC-APPROVE-013: for the body's interrupts, over the effective input of an approval's edit.
+            digest = (
+                input_digest(bound_input(interrupt.source.kind, inputs[tool_use_id], edits.get(tool_use_id)))
+                if tool_use_id in inputs
+                else None
+            )
             kept[interrupt.id] = StoredInterrupt(interrupt, input_digest=digest)
         self.interrupts = kept
         self.pending = pending
@@ -637,6 +706,7 @@ class InterruptState:
             input_digest=stored.input_digest,
             decision=None if decision is None else decision.kind,
             message=None if decision is None else decision.message,
+            response_metadata=json_copy(stored.response_metadata),  # ROC-AUDIT-003 (format 2.3)
         )
 
     def copy(self) -> InterruptState:
@@ -651,6 +721,10 @@ class InterruptState:
         )
 
 
+_STORED_ONLY = frozenset({"response", "input_digest", "decision", "message", "response_metadata"})
+"""The members of a stored interrupt that are not the interrupt as reported."""
+
+
 def interrupt_state_of(snapshot: Snapshot) -> InterruptState:
     """The interrupt state a validated snapshot holds (its loader checked every rule first)."""
     state = snapshot.interrupt_state
@@ -661,15 +735,25 @@ def interrupt_state_of(snapshot: Snapshot) -> InterruptState:
         children=dict(snapshot.raw_children),
     )
     for stored in state.interrupts:
-        wire = Interrupt.model_validate(
-            stored.model_dump(exclude={"response", "input_digest", "decision", "message"})
-        )
+        wire = Interrupt.model_validate(stored.model_dump(exclude=_STORED_ONLY))
         decision = None if stored.decision is None else Decision(stored.decision, stored.message)
         # ROC-SNAP-013: the loader checked the digest against the input; it is kept, never recomputed.
+        # ROC-AUDIT-003: the kept metadata of the answer or decision is read back with it.
         interrupts.interrupts[stored.id] = StoredInterrupt(
-            wire, stored.response, stored.input_digest, decision
+            wire, stored.response, stored.input_digest, decision, stored.response_metadata
         )
     return interrupts
+
+
+def response_metadata_of(prompt: Any) -> dict[str, dict[str, Any]]:
+    """interruptId -> the ``metadata`` of each block of a resume input ``parse_resume`` accepted (blocks
+    without metadata are left out), as private copies (ROC-AUDIT-003, ROC-SEC-016)."""
+    found: dict[str, dict[str, Any]] = {}
+    for block in prompt if isinstance(prompt, list) else []:
+        body = _response_body(block)
+        if not isinstance(body, str) and isinstance(body.metadata, dict):
+            found[body.interrupt_id] = json_copy(body.metadata)
+    return found
 
 
 def pending_interrupts_of(
@@ -733,8 +817,8 @@ class _Body:
                 or json_value_problem(self.metadata, max_bytes=MAX_VALUE_BYTES) is not None
             )
         ):
-            # spec 2.2: metadata is accepted only as a JSON object (one a runtime could keep); it is then
-            # dropped here: the unit gets the response alone, and this runtime keeps no metadata.
+            # spec 2.2: metadata is accepted only as a JSON object (one a runtime can keep); the unit gets the
+            # response alone (ROC-AUDIT-004), the metadata is kept with the answer (ROC-AUDIT-003).
             return "metadata is not a JSON object within the limits"
         return problem
 

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from .approval_data import with_edit_prefix
 from .errors import InternalError, RocError
 from .executors import Executor, ToolOutcome
 from .hooks import (
@@ -190,7 +191,10 @@ class Loop:
         else:
             body_point = RaisePoint("tool", ordinal, use.tool_use_id, use.name)
             # The body gets its own copy of the input: whatever it does to it, a replay runs the same input.
-            private = private_copy(use)
+            # ROC-APPROVE-008, ROC-APPROVE-013: the effective input, the edited one after an approval's edit
+            # (read from the stored answer, so a replay or a restored agent runs the same input).
+            edited = book.edited_input(use.tool_use_id)
+            private = private_copy(use if edited is None else use.model_copy(update={"input": edited}))
             unit = UnitRun(body_point, book)
             context = ToolContext(private, self.agent, unit, SubAgentCall(body_point, unit, book, children))
             # ROC-ANSWER-005: a body that ran can withdraw its own and its sub-agent's interrupts
@@ -200,6 +204,8 @@ class Loop:
             except InterruptRaised as signal:  # ROC-TOOL-010: an interrupted body records no result
                 return ToolOutcome(use, interrupts=list(signal.interrupts), ran=ran)
             children.pop(use.tool_use_id, None)  # ROC-AGENT-007: the result is preserved, not the sub-agent
+            if edited is not None:  # ROC-APPROVE-009: the model learns what ran (its toolUse stays as it was)
+                result = with_edit_prefix(result, edited)
         after = AfterToolCallEvent(self.agent, use, result, cancel_message=cancel)
         self.hooks.invoke(after)
         return ToolOutcome(use, result=after.result, ran=ran)

@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import Field, PrivateAttr, ValidationError, field_validator
 
+from .approval_data import bound_input, edits_of
 from .errors import SnapshotInvalidError, SnapshotVersionUnsupportedError
 from .integrity import MacPrefix, canonical_value, input_digest, parse_json_text, verify
 from .types import (
@@ -34,12 +35,13 @@ from .types import (
 
 # Format 2.0 (spec 9.4): RFC 8785 canonical form. Format 1.0 was a pre-release draft; no loader reads it.
 # Format 2.1 (spec 1.1) adds decisions, onExpiry and the consumed record; format 2.2 (spec 1.2) adds kept
-# sub-agents (interruptState.children) and propagated sources (source.inner). This runtime writes 2.2 and
-# reads 2.0 to 2.2.
-SCHEMA_VERSION = "2.2"
+# sub-agents (interruptState.children) and propagated sources (source.inner); format 2.3 (spec 1.3) adds the
+# kept metadata of an answer or decision (responseMetadata, ROC-AUDIT-003). This runtime writes 2.3 and
+# reads 2.0 to 2.3.
+SCHEMA_VERSION = "2.3"
 SUPPORTED_MAJOR = 2
-KNOWN_MINOR = 2
-# The snapshot format and the spec are versioned apart (spec 9): RoC 1.2 writes format 2.2.
+KNOWN_MINOR = 3
+# The snapshot format and the spec are versioned apart (spec 9): RoC 1.3 writes format 2.3.
 SPEC_MAJOR = 1
 _VERSION = re.compile(r"(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)", re.ASCII)
 _CREATED_AT = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?Z$"
@@ -286,6 +288,7 @@ def _check_consistency(
     done = [r.tool_use_id for r in pending.completed_tool_results]
     if len(set(done)) != len(done) or not set(done) <= set(uses_by_id):
         raise invalid("completedToolResults must name distinct tool uses of the pending message")
+    edits = edits_of((i, i.response) for i in state.interrupts)
     for interrupt in state.interrupts:
         source = interrupt.source
         if source.kind not in (*_TOOL_BOUND, "before_tools"):  # node kinds: no orchestrator snapshots
@@ -304,7 +307,9 @@ def _check_consistency(
         # ROC-SNAP-013: an answer stays bound to the input that was approved.
         if interrupt.input_digest is None:
             raise invalid(f"tool-bound interrupt {interrupt.id!r} lacks inputDigest")
-        if interrupt.input_digest != input_digest(use.input):
+        # ROC-APPROVE-014: the body's interrupts are bound to the effective input of an approval's edit.
+        bound = bound_input(source.kind, use.input, edits.get(use.tool_use_id))
+        if interrupt.input_digest != input_digest(bound):
             raise invalid(f"inputDigest of interrupt {interrupt.id!r} does not match its tool input")
     _check_children(doc, state, set(uses_by_id), set(done), where)
 
@@ -355,7 +360,7 @@ def _later_member(doc: Mapping[str, Any], minor: int) -> tuple[str, str] | None:
         return None
     if minor == 0 and "consumed" in state:
         return "interruptState/consumed", "2.1"
-    if "children" in state:
+    if minor <= 1 and "children" in state:
         return "interruptState/children", "2.2"
     interrupts = state.get("interrupts")
     for index, stored in enumerate(interrupts if isinstance(interrupts, list) else []):
@@ -365,8 +370,21 @@ def _later_member(doc: Mapping[str, Any], minor: int) -> tuple[str, str] | None:
             if member in stored:
                 return f"interruptState/interrupts/{index}/{member}", "2.1"
         source = stored.get("source")
-        if isinstance(source, dict) and "inner" in source:
+        if minor <= 1 and isinstance(source, dict) and "inner" in source:
             return f"interruptState/interrupts/{index}/source/inner", "2.2"
+        if "responseMetadata" in stored:  # ROC-AUDIT-003: a member of format 2.3
+            return f"interruptState/interrupts/{index}/responseMetadata", "2.3"
+    return _later_in_children(state, minor)
+
+
+def _later_in_children(state: Mapping[str, Any], minor: int) -> tuple[str, str] | None:
+    """A member of a later minor in the kept sub-agents of a format 2.2 document (only 2.3 adds any)."""
+    children = state.get("children")
+    for key, child in children.items() if isinstance(children, dict) and minor == 2 else ():
+        inner = child.get("interruptState") if isinstance(child, dict) else None
+        found = _later_member({"interruptState": inner}, minor) if isinstance(inner, dict) else None
+        if found is not None:
+            return f"interruptState/children/{key}/{found[0]}", found[1]
     return None
 
 
@@ -380,7 +398,7 @@ class _MapOf:
         self.shape = shape
 
 
-# Members of snapshot format 2.2, for reading a later 2.x minor (ROC-VER-007). ``None`` = any JSON value;
+# Members of snapshot format 2.3, for reading a later 2.x minor (ROC-VER-007). ``None`` = any JSON value;
 # a dict = an object with these members; a one-element list = an array of that shape; ``_MapOf`` = an
 # object of writer-chosen keys. The shapes of sources and interrupt states are recursive.
 _SOURCE: dict[str, Any] = {"kind": None, "toolUseId": None, "toolName": None, "nodeId": None}
@@ -411,6 +429,7 @@ _STORED_INTERRUPT = {
     "inputDigest": None,
     "decision": None,
     "message": None,
+    "responseMetadata": None,
 }
 _AGENT = {"agentId": None, "messages": [_MESSAGE], "state": None}
 _INTERRUPT_STATE: dict[str, Any] = {

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, overload
 from .decisions import InterruptDeclined
 from .errors import RocError
 from .interrupts import AnswerBook, UnitRun
+from .schemas import subset_problem
 from .subagents import SubAgentCall
 from .types import AgentResult, JsonContent, TextBlock, ToolResult, ToolUse, error_result, is_json_value
 
@@ -45,6 +46,7 @@ class ToolContext:
         metadata: dict[str, Any] | None = None,
         expires_at: str | None = None,
         on_expiry: Mapping[str, Any] | None = None,
+        response_schema: dict[str, Any] | None = None,
     ) -> Any:
         """Return the caller's answer to ``name``, or pause the agent until it is answered (ROC-REPLAY-001).
 
@@ -53,6 +55,8 @@ class ToolContext:
         reported with the interrupt unchanged (ROC-MODEL-014); so are ``expires_at`` (RFC 3339) and
         ``on_expiry`` (ROC-EXPIRY-001/002). A declined or cancelled interrupt raises ``InterruptDeclined``
         (ROC-DECIDE-003); a body that lets it escape gets an error result with the decision text.
+        ``response_schema`` (a schema of the portable subset, spec 14.2) is reported unchanged as
+        ``responseSchema`` and every answer is validated against it before it is stored (ROC-SCHEMA-004).
         """
         extra: dict[str, Any] = {}
         # Only the keywords given: the broken fixtures patch UnitRun.interrupt without the later ones.
@@ -62,7 +66,29 @@ class ToolContext:
             extra["expires_at"] = expires_at
         if on_expiry is not None:
             extra["on_expiry"] = on_expiry
+        if response_schema is not None:
+            extra["response_schema"] = response_schema
         return self._unit.interrupt(name, reason, **extra)
+
+    def ask(
+        self,
+        name: str,
+        question: Any,
+        *,
+        metadata: dict[str, Any] | None = None,
+        expires_at: str | None = None,
+        on_expiry: Mapping[str, Any] | None = None,
+    ) -> Any:
+        """Ask a structured question (profile questions, spec 15): return the person's answer
+        ``{"selected": [labels], "other"?: text}``, or pause until it comes, as ``interrupt`` does.
+
+        The interrupt's reason is ``question``, its metadata ``{"kind": "question"}`` merged into
+        ``metadata``, its response schema the one derived from the question (ROC-ASK-001); a malformed
+        question fails with INVALID_REASON (ROC-ASK-002).
+        """
+        from .questions import ask  # here: questions builds its ask_user Tool from this module
+
+        return ask(self._unit, name, question, metadata=metadata, expires_at=expires_at, on_expiry=on_expiry)
 
     def run_agent(self, agent: Agent, prompt: PromptInput) -> AgentResult:
         """Run ``agent`` as this tool use's sub-agent and return its result (profile agent-as-tool, spec 12).
@@ -85,6 +111,9 @@ class Tool:
     fn: Callable[..., Any]
     context: bool = False
     description: str = ""
+    input_schema: dict[str, Any] | None = None
+    """The tool's input schema (a portable-subset JSON Schema, spec 14); an edited input is validated
+    against it (ROC-APPROVE-005). ``None``: any JSON object is a valid input."""
 
     def __get__(self, instance: object, owner: type | None = None) -> Tool:
         """``@tool`` on a method: ``obj.method`` is a tool bound to ``obj``."""
@@ -138,7 +167,11 @@ def to_result(tool_use_id: str, value: Any) -> ToolResult:
 def tool(fn: Callable[..., Any], /) -> Tool: ...
 @overload
 def tool(
-    *, name: str | None = None, context: bool | None = None, description: str | None = None
+    *,
+    name: str | None = None,
+    context: bool | None = None,
+    description: str | None = None,
+    input_schema: dict[str, Any] | None = None,
 ) -> Callable[[Callable[..., Any]], Tool]: ...
 def tool(
     fn: Callable[..., Any] | None = None,
@@ -147,11 +180,15 @@ def tool(
     name: str | None = None,
     context: bool | None = None,
     description: str | None = None,
+    input_schema: dict[str, Any] | None = None,
 ) -> Tool | Callable[[Callable[..., Any]], Tool]:
-    """Make a function a tool: ``@tool`` or ``@tool(name=..., context=True)``.
+    """Make a function a tool: ``@tool`` or ``@tool(name=..., context=True, input_schema={...})``.
 
     ``context`` defaults to whether the function has a ``tool_context`` parameter.
     """
+
+    if input_schema is not None and (problem := subset_problem(input_schema)) is not None:
+        raise ValueError(f"input_schema is outside the portable subset (spec 14): {problem}")
 
     def wrap(f: Callable[..., Any]) -> Tool:
         wants_context = CONTEXT_PARAM in inspect.signature(f).parameters if context is None else context
@@ -160,6 +197,7 @@ def tool(
             fn=f,
             context=wants_context,
             description=description if description is not None else inspect.getdoc(f) or "",
+            input_schema=input_schema,
         )
 
     return wrap(fn) if fn is not None else wrap
