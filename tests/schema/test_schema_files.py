@@ -27,6 +27,7 @@ EXPECTED = {
     "stream-event",
     "pending-interrupt",
     "abandon-input",
+    "approval-answer",
     "tool-result",
     "trace-event",
 }
