@@ -544,6 +544,7 @@ class SnapshotInterrupt(Interrupt):
             "inputDigest",
             "decision",
             "message",
+            "responseMetadata",
         }
     )
 
@@ -552,6 +553,8 @@ class SnapshotInterrupt(Interrupt):
     decision: Literal["decline", "cancel"] | None = None
     """Format 2.1: a decided interrupt stores its decision (and ``message``) instead of a ``response``."""
     message: str | None = None
+    response_metadata: dict[str, Any] | None = None
+    """Format 2.3 (ROC-AUDIT-003): the ``metadata`` of the block that answered or decided the interrupt."""
 
     @model_validator(mode="before")
     @classmethod
@@ -568,6 +571,8 @@ class SnapshotInterrupt(Interrupt):
             raise ValueError("a stored interrupt holds a response or a decision, not both")
         if self.message is not None and self.decision is None:
             raise ValueError("a stored message needs its decision")
+        if self.response_metadata is not None and self.response is None and self.decision is None:
+            raise ValueError("stored responseMetadata needs a response or a decision")  # ROC-AUDIT-003
         return self
 
     @field_validator("response")
@@ -576,6 +581,14 @@ class SnapshotInterrupt(Interrupt):
         problem = json_value_problem(value, max_bytes=MAX_VALUE_BYTES)  # ROC-SEC-011, ROC-SEC-014
         if problem is not None:
             raise ValueError(f"stored response: {problem}")
+        return value
+
+    @field_validator("response_metadata")
+    @classmethod
+    def _response_metadata_is_json(cls, value: Any) -> Any:
+        problem = json_value_problem(value, max_bytes=MAX_VALUE_BYTES)  # ROC-SEC-011, ROC-SEC-014
+        if problem is not None:
+            raise ValueError(f"stored responseMetadata: {problem}")
         return value
 
 

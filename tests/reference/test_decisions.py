@@ -162,7 +162,7 @@ def test_decisions_continue_after_restore(layer: Layer, executor: str) -> None:
     world, agent, first = _start(layer, executor)
     one, again = _decide_first_only(agent, first)
     doc = agent.take_snapshot()
-    assert doc["schemaVersion"] == "2.2"
+    assert doc["schemaVersion"] == "2.3"
     assert doc["specVersion"] == "1.3"
     assert_schema_valid("snapshot", doc)
     stored = {i["id"]: i for i in doc["interruptState"]["interrupts"]}

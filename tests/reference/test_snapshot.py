@@ -323,7 +323,7 @@ def test_later_minor_members_are_ignored_known_minor_members_are_not() -> None:
     doc["schemaVersion"] = "2.7"
     restored = restore(doc)
     assert restored.is_interrupted
-    assert restored.take_snapshot()["schemaVersion"] == "2.2"  # ROC-VER-003
+    assert restored.take_snapshot()["schemaVersion"] == "2.3"  # ROC-VER-003
 
 
 @pytest.mark.req("ROC-VER-006")
