@@ -85,13 +85,15 @@ class InterruptibleEvent(HookEvent):
         metadata: dict[str, Any] | None = None,
         expires_at: str | None = None,
         on_expiry: Mapping[str, Any] | None = None,
+        response_schema: dict[str, Any] | None = None,
     ) -> Any:
         """Return the caller's answer to ``name``, or pause the agent until it is answered (ROC-HOOK-017).
 
         ``metadata`` (a JSON object, e.g. a UI hint) is reported with the interrupt unchanged (ROC-MODEL-014);
         so are ``expires_at`` (RFC 3339) and ``on_expiry`` (ROC-EXPIRY-001/002). A declined or cancelled
         interrupt raises ``InterruptDeclined`` (ROC-DECIDE-003); a callback that lets it escape gets the
-        default outcome of its event (ROC-DECIDE-005/006).
+        default outcome of its event (ROC-DECIDE-005/006). ``response_schema`` (portable subset, spec 14.2)
+        is reported as ``responseSchema``; answers are validated against it before they are stored.
         """
         if self._unit is None:
             raise RuntimeError("interrupt() is only available while the event's callbacks run")
@@ -103,7 +105,35 @@ class InterruptibleEvent(HookEvent):
             extra["expires_at"] = expires_at
         if on_expiry is not None:
             extra["on_expiry"] = on_expiry
+        if response_schema is not None:
+            extra["response_schema"] = response_schema
         return self._unit.interrupt(name, reason, owner=self._owner, **extra)
+
+    def ask(
+        self,
+        name: str,
+        question: Any,
+        *,
+        metadata: dict[str, Any] | None = None,
+        expires_at: str | None = None,
+        on_expiry: Mapping[str, Any] | None = None,
+    ) -> Any:
+        """Ask a structured question (profile questions, spec 15), as ``interrupt`` raises an interrupt: the
+        reason is ``question``, the metadata says ``{"kind": "question"}``, the response schema is derived
+        from the question (ROC-ASK-001); a malformed question fails with INVALID_REASON (ROC-ASK-002)."""
+        if self._unit is None:
+            raise RuntimeError("ask() is only available while the event's callbacks run")
+        from .questions import ask  # here: questions imports the tools module, which imports this one
+
+        return ask(
+            self._unit,
+            name,
+            question,
+            owner=self._owner,
+            metadata=metadata,
+            expires_at=expires_at,
+            on_expiry=on_expiry,
+        )
 
     def _decided(self, text: str) -> None:
         """The default outcome of a decision the callback did not handle (see the subclasses)."""
