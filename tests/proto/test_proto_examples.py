@@ -23,6 +23,11 @@ EXAMPLE_TYPES = {
     "Message": "Message",
     "PendingInterrupt": "PendingInterrupt",
     "ResumeInput": "ResumeInput",
+    "Question": "Question",
+    "QuestionAnswer": "QuestionAnswer",
+    "AskUserInput": "AskUserInput",
+    "ApprovalAnswer": "ApprovalAnswer",
+    "StreamEvent": "StreamEvent",
     "Snapshot": "Snapshot",
     "ToolResult": "ToolResult",
     "TraceEvent": "TraceEvent",
@@ -32,6 +37,7 @@ NOT_MAPPED = {
     "StopReason": "a bare enum string; test_proto_enums checks the value set against the schema",
     "PromptInput": "a string or a block array; the harness carries it as InvokeRequest.prompt/content",
     "canonical": "canonical JSON test vectors (bytes, digests, tags), not documents of one data model type",
+    "response-schema": "shared validation vectors (schemas, answers, errors), not documents of one data model type",
 }
 
 

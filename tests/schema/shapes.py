@@ -64,6 +64,12 @@ TYPES: dict[str, tuple[str, str]] = {
     "PendingAnswer": ("pending-interrupt.schema.json#/$defs/answer", "roc.v1.PendingAnswer"),
     "AbandonInput": ("abandon-input.schema.json#", "roc.v1.AbandonInput"),
     "Abandon": ("abandon-input.schema.json#/$defs/body", "roc.v1.Abandon"),
+    "Question": ("question.schema.json#", "roc.v1.Question"),
+    "QuestionOption": ("question.schema.json#/$defs/option", "roc.v1.QuestionOption"),
+    "QuestionAnswer": ("question-answer.schema.json#", "roc.v1.QuestionAnswer"),
+    "AskUserInput": ("ask-user-input.schema.json#", "roc.v1.AskUserInput"),
+    "ApprovalAnswer": ("approval-answer.schema.json#", "roc.v1.ApprovalAnswer"),
+    "StreamEvent": ("stream-event.schema.json#", "roc.v1.StreamEvent"),
 }
 #: The one bare-array type (spec 2.7, bare arrays): its items, compared with the one repeated field.
 ARRAY_TYPES: dict[str, tuple[str, str, str]] = {

@@ -148,6 +148,7 @@ _OMIT_WHEN_EMPTY: Final[frozenset[tuple[str, str]]] = frozenset(
         ("roc.conformance.v1.AgentSpec", "builtin_tools"),  # harness protocol 6: absent when none
         ("roc.conformance.v1.AgentSpec", "approval"),
         ("roc.conformance.v1.ApprovalPolicy", "decisions"),  # absent: all three decisions
+        ("roc.v1.QuestionAnswer", "selected"),  # spec 15.3: absent when no option was picked
     }
 )
 # Arbitrary JSON: copied verbatim, numbers checked (to proto) and normalized (from proto).
