@@ -23,9 +23,9 @@ The core imports no gRPC.
                         for i in result.interrupts])
 """
 
-SPEC_VERSION = "1.2"
-SPEC_VERSIONS = ("1.0", "1.1", "1.2")
-"""The spec versions this runtime implements: 1.1 and 1.2 add profiles and optional members to 1.0."""
+SPEC_VERSION = "1.3"
+SPEC_VERSIONS = ("1.0", "1.1", "1.2", "1.3")
+"""The spec versions this runtime implements: 1.1, 1.2 and 1.3 add profiles and optional members to 1.0."""
 IMPLEMENTATION_NAME = "roc-reference"
 PROFILES = (
     "core",
@@ -44,6 +44,10 @@ PROFILES = (
     "idempotent-resume",
     "agent-as-tool",
     "multi-agent",
+    "response-schema",
+    "questions",
+    "approval",
+    "streaming",
 )
 """The profiles this runtime claims (ROC-CONF-001..005); reserved profiles are not claimed."""
 
@@ -85,6 +89,7 @@ from .orchestration import (  # noqa: E402
     Swarm,
     SwarmResult,
 )
+from .questions import answer_schema, ask_user  # noqa: E402
 from .snapshot import SCHEMA_VERSION, parse_snapshot  # noqa: E402
 from .state import AgentState  # noqa: E402
 from .tools import Tool, ToolContext, tool  # noqa: E402
@@ -167,6 +172,8 @@ __all__ = [
     "ToolResultBlock",
     "ToolUse",
     "ToolUseBlock",
+    "answer_schema",
+    "ask_user",
     "input_digest",
     "interrupt_id",
     "parse_snapshot",

@@ -8,6 +8,7 @@ answers its ``interrupt`` steps receive. Scenario semantics (conformance/README.
   the state changed passes a different reason (ROC-STOP-011); a null reason is no reason (spec 2.1);
   ``metadata`` (harness protocol 3) goes to the raise API's ``metadata`` keyword as it is, and so do
   ``expiresAt`` and ``onExpiry`` (harness protocol 4) to its ``expires_at`` and ``on_expiry`` keywords;
+  ``responseSchema`` (harness protocol 6) goes to its ``response_schema`` keyword as it is;
   with ``handleDecision`` (harness protocol 4) a decline or cancel the raise reports is handled: the
   program takes ``{"decision": d, "message"?: m}`` as the last answer and goes on; without it the decision
   propagates, so the runtime applies its default outcome;
@@ -20,6 +21,13 @@ answers its ``interrupt`` steps receive. Scenario semantics (conformance/README.
   this tool use's sub-agent through the runtime's sub-agent call; its final text is received like an answer
   (the adapter's ``run_agent`` callable does the runtime part; ``scenario.parse_scenario`` parses the nested
   spec, so the step's ``agent`` is a ``Scenario`` by the time a program runs);
+* ``awaitStreamed{name, timeoutMs?}`` (tool, harness protocol 6, profile streaming): wait until the consumer
+  of the invocation's stream has received an interrupt named ``name``, or ``timeoutMs`` (default 5000)
+  passed, then go on; nothing is recorded and no answer is collected;
+* ``ask{name, question}`` (tool and interruptible hook, harness protocol 6, profile questions): raise the
+  question through the runtime's question API (spec 15) or, on replay, receive the stored answer, like an
+  ``interrupt`` step without ``handleDecision``; the question goes to the runtime as it is (a malformed one
+  on purpose too: refusing it is the runtime's job, ROC-ASK-002);
 * ``skipIfState{key, equals}``: end the program when ``state[key]`` exists and equals the value;
 * ``setState{key, fromAnswer | value}``: write state (``fromAnswer`` with no answer yet writes null).
 
@@ -36,8 +44,10 @@ from typing import Any
 
 from roc_conformance.canonical import canonical_text
 
-TOOL_OPS = frozenset({"interrupt", "return", "fail", "skipIfState", "setState", "runAgent"})
-HOOK_OPS = frozenset({"interrupt", "cancel", "cancelIf", "skipIfState", "setState"})
+TOOL_OPS = frozenset(
+    {"interrupt", "return", "fail", "skipIfState", "setState", "runAgent", "awaitStreamed", "ask"}
+)
+HOOK_OPS = frozenset({"interrupt", "cancel", "cancelIf", "skipIfState", "setState", "ask"})
 PASSIVE_HOOK_OPS = frozenset({"skipIfState", "setState"})
 DEFAULT_CANCEL = "cancelled"
 
@@ -93,6 +103,15 @@ def parse_steps(raw: Any, allowed: frozenset[str], where: str) -> tuple[Step, ..
             isinstance(args.get("agent"), dict) and isinstance(args.get("prompt"), str)
         ):
             raise ScenarioError(f"{where}[{i}]: runAgent needs an agent (an AgentSpec) and a prompt")
+        if op == "awaitStreamed" and not (
+            isinstance(args.get("name"), str)
+            and isinstance(args.get("timeoutMs", 0), int)
+            and not isinstance(args.get("timeoutMs", 0), bool)
+            and args.get("timeoutMs", 0) >= 0
+        ):
+            raise ScenarioError(f"{where}[{i}]: awaitStreamed needs a name and a timeoutMs >= 0, if any")
+        if op == "ask" and not (isinstance(args.get("name"), str) and "question" in args):
+            raise ScenarioError(f"{where}[{i}]: ask needs a name and a question")
         if op in ("skipIfState", "setState") and not isinstance(args.get("key"), str):
             raise ScenarioError(f"{where}[{i}]: {op} needs a key")
         steps.append(Step(op, dict(args)))
@@ -112,12 +131,23 @@ def _check_decision_args(args: Mapping[str, Any], where: str) -> None:
         raise ScenarioError(f"{where}: interrupt onExpiry must be {{decision: string, message?: string}}")
     if "handleDecision" in args and not isinstance(args["handleDecision"], bool):
         raise ScenarioError(f"{where}: interrupt handleDecision must be a boolean")
+    if "responseSchema" in args and not isinstance(args["responseSchema"], dict):
+        # An object outside the portable subset is passed through: refusing it is the runtime's job.
+        raise ScenarioError(f"{where}: interrupt responseSchema must be an object")
 
 
 RunAgent = Callable[[Any, str], Any]
 """The runtime's sub-agent call for a ``runAgent`` step: ``run_agent(scenario, prompt)`` builds the nested
 scenario's agent, runs it as the tool use's sub-agent and returns its final text, or raises whatever the
 runtime raises when the sub-agent stops with interrupts (its pause signal)."""
+
+AwaitStreamed = Callable[[str, float], bool]
+"""Waits for an ``awaitStreamed`` step: ``await_streamed(name, timeout_seconds)`` blocks until the consumer of
+the invocation's stream has received an interrupt named ``name`` or the timeout ends (``Trace.await_streamed``
+does it for the trace the service records streamed interrupts into)."""
+
+DEFAULT_AWAIT_MS = 5000
+"""An ``awaitStreamed`` step's wait when its ``timeoutMs`` is absent or 0."""
 
 DecisionOf = Callable[[BaseException], Mapping[str, Any] | None]
 """Recognises the runtime's decision signal: the ``{"decision", "message"?}`` of a decline or cancel the raise
@@ -134,6 +164,8 @@ def _raise_kwargs(args: Mapping[str, Any]) -> dict[str, Any]:
         extra["expires_at"] = args["expiresAt"]
     if "onExpiry" in args:
         extra["on_expiry"] = dict(args["onExpiry"])
+    if "responseSchema" in args:  # harness protocol 6, profile response-schema (spec 14)
+        extra["response_schema"] = args["responseSchema"]
     return extra
 
 
@@ -172,6 +204,8 @@ def run_program(
     state: StateView,
     decision_of: DecisionOf | None = None,
     run_agent: RunAgent | None = None,
+    await_streamed: AwaitStreamed | None = None,
+    ask: Callable[[str, Any], Any] | None = None,
 ) -> ProgramRun:
     """Run ``steps``; ``interrupt(name, reason)`` returns the answer or raises the runtime's pause signal.
 
@@ -179,7 +213,9 @@ def run_program(
     ``expires_at`` and ``on_expiry``; one without calls it with two arguments only. ``decision_of``
     recognises the runtime's decision signal; a step with ``handleDecision`` needs it (an adapter that
     cannot recognise decisions does not claim the profile ``decisions``). ``run_agent`` runs a ``runAgent``
-    step (an adapter without it does not claim the profile ``agent-as-tool``).
+    step (an adapter without it does not claim the profile ``agent-as-tool``). ``await_streamed`` runs an
+    ``awaitStreamed`` step (``trace.await_streamed``; an adapter without it does not claim ``streaming``).
+    ``ask(name, question)`` is the runtime's question API for an ``ask`` step (profile questions).
     """
     run = ProgramRun()
     last: Any = _NO_ANSWER
@@ -200,12 +236,23 @@ def run_program(
                 answer = dict(decided)
             run.answers.append(answer)
             last = answer
+        elif step.op == "ask":
+            if ask is None:
+                raise ScenarioError("this program cannot ask a question (ask)")
+            answer = ask(args["name"], args["question"])  # a decision propagates: the default outcome
+            run.answers.append(answer)
+            last = answer
         elif step.op == "runAgent":
             if run_agent is None:
                 raise ScenarioError("this adapter cannot run a sub-agent (runAgent)")
             answer = run_agent(args["agent"], str(args["prompt"]))
             run.answers.append(answer)
             last = answer
+        elif step.op == "awaitStreamed":
+            if await_streamed is None:
+                raise ScenarioError("this adapter cannot wait for streamed interrupts (awaitStreamed)")
+            # Whether the wait ran out is not an answer: the trace's order shows it (ROC-STREAM-005).
+            await_streamed(str(args["name"]), (int(args.get("timeoutMs", 0)) or DEFAULT_AWAIT_MS) / 1000)
         elif step.op == "return":
             run.end, run.value = "return", args.get("value")
             return run

@@ -34,6 +34,9 @@ class ToolProgram:
 
     name: str
     steps: tuple[Step, ...]
+    input_schema: dict[str, Any] | None = None
+    """``inputSchema`` (harness protocol 6, profile approval): registered with the tool as it is; whether
+    it is in the portable subset is the runtime's business."""
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,12 @@ class Scenario:
     state: dict[str, Any] = field(default_factory=dict)
     integrity: IntegrityKey | None = None
     session: SessionBinding | None = None
+    builtin_tools: tuple[str, ...] = ()
+    """The runtime's built-in tools the agent offers, by RoC name (harness protocol 6): ``ask_user``
+    (profile questions, spec 15.4). An adapter refuses a name its runtime has no tool for."""
+    approval: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """``approval`` (harness protocol 6, profile approval): tool name -> the decisions its approvals allow,
+    in the order approve, edit, reject (all three when the spec lists none). Empty: no approval hook."""
 
 
 def _object(value: Any, where: str) -> Mapping[str, Any]:
@@ -128,9 +137,11 @@ def _tools(spec: Mapping[str, Any]) -> tuple[ToolProgram, ...]:
             raise ScenarioError(f"tools[{i}]: missing or duplicate name {name!r}")
         seen.add(name)
         steps = parse_steps(tool.get("steps", []), TOOL_OPS, f"tools[{i}].steps")
-        tools.append(
-            ToolProgram(name, tuple(_nested(step, f"tools[{i}].steps[{j}]") for j, step in enumerate(steps)))
-        )
+        schema = tool.get("inputSchema")
+        if schema is not None and not isinstance(schema, dict):
+            raise ScenarioError(f"tools[{i}].inputSchema must be a JSON object")
+        nested = tuple(_nested(step, f"tools[{i}].steps[{j}]") for j, step in enumerate(steps))
+        tools.append(ToolProgram(name, nested, None if schema is None else dict(schema)))
     return tuple(tools)
 
 
@@ -159,6 +170,30 @@ def _hooks(spec: Mapping[str, Any]) -> tuple[HookProgram, ...]:
         steps = parse_steps(hook.get("steps", []), allowed, f"hooks[{i}].steps")
         hooks.append(HookProgram(i, event, tool_name, steps))
     return tuple(hooks)
+
+
+def _builtin_tools(spec: Mapping[str, Any], tools: Sequence[ToolProgram]) -> tuple[str, ...]:
+    """``builtinTools``: distinct names, none a scenario tool's (a tool name is unique in an agent)."""
+    names = _list(spec.get("builtinTools", []), "builtinTools")
+    taken = {t.name for t in tools}
+    for i, name in enumerate(names):
+        if not isinstance(name, str) or not name or name in taken or names.index(name) != i:
+            raise ScenarioError(f"builtinTools[{i}]: missing, duplicate or taken name {name!r}")
+    return tuple(names)
+
+
+APPROVAL_DECISIONS = ("approve", "edit", "reject")
+
+
+def _approval(spec: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
+    """``approval``: tool name -> ``{"decisions"?: [...]}``, distinct decisions of the three (none: all)."""
+    policies: dict[str, tuple[str, ...]] = {}
+    for name, raw in _object(spec.get("approval") or {}, "approval").items():
+        decisions = _list(_object(raw, f"approval.{name}").get("decisions", []), f"approval.{name}.decisions")
+        if any(d not in APPROVAL_DECISIONS for d in decisions) or len(set(decisions)) != len(decisions):
+            raise ScenarioError(f"approval.{name}.decisions: distinct values of {APPROVAL_DECISIONS}")
+        policies[str(name)] = tuple(d for d in APPROVAL_DECISIONS if d in decisions or not decisions)
+    return policies
 
 
 def _integrity(spec: Mapping[str, Any]) -> IntegrityKey | None:
@@ -208,4 +243,6 @@ def parse_scenario(spec: Mapping[str, Any]) -> Scenario:
         state=dict(state),
         integrity=_integrity(spec),
         session=_session(spec),
+        builtin_tools=_builtin_tools(spec, tools),
+        approval=_approval(spec),
     )

@@ -8,6 +8,7 @@ by the kit's service around each Invoke, never by the adapter.
 
 from __future__ import annotations
 
+import copy
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -23,6 +24,10 @@ class _Sink:
     def __init__(self) -> None:
         self.events: list[dict[str, Any]] = []
         self.lock = threading.Lock()
+        # Names of the interrupts the consumer of this Invoke's stream received (profile streaming); an
+        # ``awaitStreamed`` step waits on ``streamed`` for its name. Cleared by ``take``.
+        self.streamed_names: set[str] = set()
+        self.streamed = threading.Condition(self.lock)
 
 
 class Trace:
@@ -63,10 +68,34 @@ class Trace:
             self._sink.events.append(event)
 
     def take(self) -> list[dict[str, Any]]:
-        """The events recorded so far (by this recorder and its nested ones), removing them."""
+        """The events recorded so far (by this recorder and its nested ones), removing them.
+
+        It also forgets the interrupts streamed so far: the service takes at each Invoke's start, so an
+        ``awaitStreamed`` step waits only for the events of its own invocation."""
         with self._sink.lock:
             events, self._sink.events = self._sink.events, []
+            self._sink.streamed_names.clear()
             return events
+
+    # -- streaming (profile streaming, harness protocol 6) ----------------------------------------------
+
+    def streamed_interrupt(self, interrupt: Any) -> None:
+        """The consumer of the invocation's stream received an interrupt event (``interrupt``: its JSON).
+
+        Records ``streamed_interrupt`` and wakes the ``awaitStreamed`` steps waiting for its name. The kit's
+        service calls it for each interrupt event of a streamed Invoke (``RuntimeAdapter.stream``)."""
+        self.emit("streamed_interrupt", interrupt=interrupt)
+        name = interrupt.get("name") if isinstance(interrupt, dict) else None
+        with self._sink.streamed:
+            if isinstance(name, str):
+                self._sink.streamed_names.add(name)
+            self._sink.streamed.notify_all()
+
+    def await_streamed(self, name: str, timeout_seconds: float) -> bool:
+        """Block until an interrupt named ``name`` was streamed in this invocation, or the timeout ends;
+        whether it was (an ``awaitStreamed`` step: pass it to ``run_program`` as ``await_streamed``)."""
+        with self._sink.streamed:
+            return self._sink.streamed.wait_for(lambda: name in self._sink.streamed_names, timeout_seconds)
 
     # -- lifecycle events of the runtime ---------------------------------------------------------------
 
@@ -128,8 +157,12 @@ class Trace:
         """A scenario callback on a node event runs (``BeforeNodeCall`` or ``AfterNodeCall``)."""
         self.emit("hook_callback", event=event, hookIndex=hook_index, nodeId=node_id, visit=visit)
 
-    def tool_start(self, tool_use_id: str, name: str) -> None:
-        self.emit("tool_start", toolUseId=tool_use_id, name=name)
+    def tool_start(self, tool_use_id: str, name: str, tool_input: dict[str, Any] | None = None) -> None:
+        """``tool_input``: the input the body received (harness protocol 6), recorded when given."""
+        if tool_input is None:
+            self.emit("tool_start", toolUseId=tool_use_id, name=name)
+        else:
+            self.emit("tool_start", toolUseId=tool_use_id, name=name, input=copy.deepcopy(tool_input))
 
     def tool_end(self, tool_use_id: str, outcome: str) -> None:
         """``outcome``: ``returned``, ``failed`` or ``interrupted``."""
@@ -137,7 +170,12 @@ class Trace:
 
     @contextmanager
     def tool_body(
-        self, tool_use_id: str, name: str, *, decision_of: DecisionOf | None = None
+        self,
+        tool_use_id: str,
+        name: str,
+        *,
+        decision_of: DecisionOf | None = None,
+        tool_input: dict[str, Any] | None = None,
     ) -> Iterator[None]:
         """Around a tool body: ``tool_start`` on entry, ``tool_end`` on the way out.
 
@@ -145,9 +183,11 @@ class Trace:
         step) or a decision the body did not handle (what ``decision_of`` recognises; the runtime makes it
         an error result, ROC-DECIDE-004), ``failed``; with any other exception, ``interrupted``: the body
         stopped at an interrupt call, whether the runtime paused it (its pause signal) or refused the
-        interrupt (its error). The exception always propagates, for the runtime to handle.
+        interrupt (its error). The exception always propagates, for the runtime to handle. ``tool_input``
+        (harness protocol 6): the input the body received, which ``tool_start`` carries (spec 16.5: after an
+        approval's edit, the edited input), so the suite sees what ran.
         """
-        self.tool_start(tool_use_id, name)
+        self.tool_start(tool_use_id, name, tool_input)
         try:
             yield
         except ToolFailure:
@@ -171,12 +211,14 @@ def run_hook(
     state: StateView,
     tool_use_id: str | None = None,
     decision_of: DecisionOf | None = None,
+    ask: Callable[[str, Any], Any] | None = None,
 ) -> ProgramRun:
     """Record ``hook_callback`` for a scenario callback, then run its program.
 
     Call it only when the callback applies (``hook.applies_to``). ``interrupt`` is the event's raise API
     (``None`` for After* events, whose programs cannot interrupt); ``tool_use_id`` is given for per-tool
-    events. The caller applies ``run.cancel`` (``True``: cancel with the runtime's default message).
+    events; ``ask`` is the event's question API for ``ask`` steps (profile questions). The caller applies
+    ``run.cancel`` (``True``: cancel with the runtime's default message).
     """
     trace.hook_callback(hook.event, hook.index, tool_use_id if hook.per_tool else None)
-    return run_program(hook.steps, interrupt=interrupt, state=state, decision_of=decision_of)
+    return run_program(hook.steps, interrupt=interrupt, state=state, decision_of=decision_of, ask=ask)

@@ -14,9 +14,12 @@ from roc_conformance.checks.base import Check, CheckContext, ExplicitSpec, expli
 from roc_conformance.checks.limits import limit_checks
 from roc_conformance.checks.metadata import metadata_checks
 from roc_conformance.checks.prompts import prompt_checks
+from roc_conformance.checks.questions import question_checks
+from roc_conformance.checks.response_schema import response_schema_checks
 from roc_conformance.checks.resume_shape import resume_shape_checks
 from roc_conformance.checks.snapshot_support import error_code, fail_if
 from roc_conformance.checks.snapshots import snapshot_checks
+from roc_conformance.checks.streaming import streaming_checks
 from roc_conformance.client import CAPABILITIES
 from roc_conformance.errors import ConformanceViolation
 from roc_conformance.specdoc import vocabulary
@@ -507,6 +510,9 @@ def explicit_checks() -> list[Check]:
     checks.extend(prompt_checks())
     checks.extend(metadata_checks())
     checks.extend(chapter_11_checks())
+    checks.extend(response_schema_checks())  # spec 14, profile response-schema
+    checks.extend(question_checks())  # spec 15, profile questions
+    checks.extend(streaming_checks())  # profile streaming (spec chapter 17)
     return checks
 
 

@@ -17,13 +17,17 @@ with a definition built afresh from the nested scenario (``sub_agent``), recordi
 nested recorder (``Trace.nested``), so every event of the sub-agent carries its ``agentPath``. The adapter
 keeps no sub-agent itself: the runtime decides whether the call starts, resumes or only reports one. The
 definition's model (``HistoryModel``) answers the turn its history stands at.
+
+Questions (profile questions, harness protocol 6): an ``ask`` step calls the question API of its unit
+(``tool_context.ask`` or ``event.ask``); ``builtinTools: ["ask_user"]`` adds the runtime's own ``ask_user``
+tool (``roc_reference.questions.ask_user``), its body wrapped only to record ``tool_start`` / ``tool_end``.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from roc_conformance.adapter import (
@@ -43,6 +47,7 @@ from roc_conformance.adapter import (
 )
 
 from roc_reference.agent import Agent
+from roc_reference.approval import ApprovalHook
 from roc_reference.decisions import InterruptDeclined
 from roc_reference.executors import ConcurrentExecutor, Executor, SequentialExecutor
 from roc_reference.hooks import (
@@ -59,6 +64,8 @@ from roc_reference.hooks import (
     MessageAddedEvent,
 )
 from roc_reference.models import EXHAUSTED_TEXT, ModelTurn
+from roc_reference.questions import ASK_USER, ask_user
+from roc_reference.schemas import subset_problem
 from roc_reference.sessions import FileSessionManager, FileSessionStore
 from roc_reference.tools import Tool, ToolContext
 from roc_reference.types import AgentResult, JsonContent, Message, TextBlock, ToolResult
@@ -122,7 +129,7 @@ def sub_agent(scenario: Scenario, trace: Trace) -> Agent:
     recorder of the outer tool use). Built anew for every run of the step: the runtime spawns the instance
     it runs (or resumes) from it, and the definition's parts only say how the sub-agent is made. Integrity
     and session bindings of the nested spec are ignored: a sub-agent travels inside its parent's snapshot."""
-    tools = [_make_tool(program, trace) for program in scenario.tools]
+    tools = _tools(scenario, trace)
     executor: Executor = ConcurrentExecutor() if scenario.executor == "concurrent" else SequentialExecutor()
     return Agent(
         HistoryModel(_messages(scenario), trace),
@@ -159,7 +166,8 @@ def _make_tool(program: ToolProgram, trace: Trace) -> Tool:
             # ROC-AGENT-001: the runtime's sub-agent call; a sub-agent that stops stops this body with it.
             return final_text(tool_context.run_agent(sub_agent(scenario, trace.nested(use_id)), prompt))
 
-        with trace.tool_body(use_id, program.name, decision_of=decision_of):
+        # tool_start carries the input the body received: after an approval's edit, the edited one (16.5)
+        with trace.tool_body(use_id, program.name, decision_of=decision_of, tool_input=dict(_input)):
             content = tool_result_content(
                 run_program(
                     program.steps,
@@ -167,13 +175,45 @@ def _make_tool(program: ToolProgram, trace: Trace) -> Tool:
                     state=view,
                     decision_of=decision_of,
                     run_agent=run_agent,
+                    await_streamed=trace.await_streamed,  # profile streaming: the consumer wakes it
+                    ask=tool_context.ask,  # profile questions: the runtime's question API
                 )
             )
             return ToolResult(
                 tool_use_id=use_id, status="success", content=[JsonContent(json=b["json"]) for b in content]
             )
 
-    return Tool(name=program.name, fn=body, context=True, description=f"scenario tool {program.name}")
+    # ``inputSchema`` (profile approval): the runtime refuses one outside the portable subset, as ``@tool``
+    # does; the scenario then cannot be built.
+    if program.input_schema is not None and (problem := subset_problem(program.input_schema)) is not None:
+        raise ScenarioError(f"tool {program.name!r}: inputSchema is outside the portable subset: {problem}")
+    return Tool(
+        name=program.name,
+        fn=body,
+        context=True,
+        description=f"scenario tool {program.name}",
+        input_schema=program.input_schema,
+    )
+
+
+def _builtin_tool(name: str, trace: Trace) -> Tool:
+    """The runtime's built-in tool ``name`` of ``AgentSpec.builtinTools`` (harness protocol 6), recording
+    ``tool_start`` / ``tool_end`` around its body like a scenario tool; the body is the runtime's own."""
+    builtin = {ASK_USER: ask_user}.get(name)  # profile questions, spec 15.4
+    if builtin is None:
+        raise ScenarioError(f"builtinTools: this runtime has no built-in tool {name!r}")
+
+    def body(tool_context: ToolContext, **tool_input: Any) -> Any:
+        with trace.tool_body(tool_context.tool_use.tool_use_id, name, decision_of=decision_of):
+            return builtin.fn(tool_context, **tool_input)
+
+    return replace(builtin, fn=body, context=True)
+
+
+def _tools(scenario: Scenario, trace: Trace) -> list[Tool]:
+    """The scenario's tools, then its built-in ones."""
+    tools = [_make_tool(program, trace) for program in scenario.tools]
+    return tools + [_builtin_tool(name, trace) for name in scenario.builtin_tools]
 
 
 def _record_message_added(trace: Trace, event: MessageAddedEvent) -> None:
@@ -216,6 +256,9 @@ class ScenarioHooks:
         for event_type, record in after:
             if not event_type.reverse_order:
                 registry.add_callback(event_type, record)
+        if self.scenario.approval:  # profile approval: the runtime's ready hook, before the scenario's hooks
+            policies = {name: list(d) for name, d in self.scenario.approval.items()}
+            ApprovalHook(policies).register_hooks(registry)
         for hook in self.scenario.hooks:
             self._register(registry, hook)
         for event_type, record in after:
@@ -252,6 +295,7 @@ class ScenarioHooks:
                         state=_view(e.agent),
                         tool_use_id=use_id,
                         decision_of=decision_of,
+                        ask=e.ask,
                     )
                     if run.cancel is not None:
                         e.cancel_tool = run.cancel
@@ -262,7 +306,12 @@ class ScenarioHooks:
             def before_tools(e: BeforeToolsEvent) -> None:
                 if hook.applies_to([u.name for u in e.message.tool_uses()]):
                     run = run_hook(
-                        trace, hook, interrupt=e.interrupt, state=_view(e.agent), decision_of=decision_of
+                        trace,
+                        hook,
+                        interrupt=e.interrupt,
+                        state=_view(e.agent),
+                        decision_of=decision_of,
+                        ask=e.ask,
                     )
                     if run.cancel is not None:
                         e.cancel = run.cancel
@@ -339,7 +388,7 @@ def _parts(
     scenario: Scenario, trace: Trace, offset: int
 ) -> tuple[CountingModel, list[Tool], ScenarioHooks, Executor]:
     model = CountingModel(_messages(scenario), trace, offset)
-    tools = [_make_tool(program, trace) for program in scenario.tools]
+    tools = _tools(scenario, trace)
     executor: Executor = ConcurrentExecutor() if scenario.executor == "concurrent" else SequentialExecutor()
     return model, tools, ScenarioHooks(scenario, trace), executor
 

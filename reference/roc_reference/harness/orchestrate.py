@@ -39,7 +39,7 @@ from roc_reference.hooks import (
 from roc_reference.orchestration import Graph, GraphResult, Orchestrator, Swarm, SwarmResult
 from roc_reference.types import AgentResult
 
-from .build import CountingModel, ScenarioHooks, _make_tool, _messages, decision_of
+from .build import CountingModel, ScenarioHooks, _messages, _tools, decision_of
 
 
 @dataclass
@@ -126,7 +126,7 @@ def _node_agent(scenario: Scenario, trace: Trace, node_id: str, runs: NodeRuns) 
     executor: Executor = ConcurrentExecutor() if scenario.executor == "concurrent" else SequentialExecutor()
     agent = NodeAgent(
         model,
-        tools=[_make_tool(program, trace) for program in scenario.tools],
+        tools=_tools(scenario, trace),  # the scenario tools and the built-in ones it names
         hooks=[ScenarioHooks(scenario, trace)],
         executor=executor,
         state=scenario.state,
