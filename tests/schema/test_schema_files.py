@@ -28,6 +28,9 @@ EXPECTED = {
     "pending-interrupt",
     "abandon-input",
     "approval-answer",
+    "question",
+    "question-answer",
+    "ask-user-input",
     "tool-result",
     "trace-event",
 }
