@@ -502,12 +502,17 @@ class HarnessClient:
         self.live_agents.add(handle)
         return handle
 
-    def invoke(self, agent: str, inp: dict[str, Any]) -> dict[str, Any]:
+    def invoke(self, agent: str, inp: dict[str, Any], *, stream: bool = False) -> dict[str, Any]:
+        """One Invoke; with ``stream`` the adapter runs it through the runtime's streaming API (profile
+        streaming, harness protocol 6) and the reply's trace holds a ``streamed_interrupt`` per event."""
         try:
             req = wire.invoke_request(agent, inp)
         except JsonMappingError as exc:
             raise ValueError(f"not a valid invoke input: {exc}") from exc
         req_json = {"agent": agent, **inp}
+        if stream:
+            req.stream = True
+            req_json["stream"] = True
         reply = self._call("Invoke", self._stub.Invoke, req, self.timeouts.invoke, req_json)
         if len(reply.trace) > MAX_TRACE_EVENTS:  # before decoding it: a runaway reply costs no more
             events = len(reply.trace)

@@ -77,6 +77,7 @@ def invoke_input(req: hpb.InvokeRequest) -> dict[str, Any]:
     """The JSON input of an ``InvokeRequest`` (the inverse of ``invoke_request``)."""
     doc = cast(dict[str, Any], jsonmap.from_proto(req))
     doc.pop("agent", None)
+    doc.pop("stream", None)  # how to run the input, not the input (harness protocol 6, profile streaming)
     if len(doc) != 1:
         raise JsonMappingError("invoke request carries no input")
     return doc

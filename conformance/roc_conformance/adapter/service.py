@@ -19,13 +19,14 @@ The service does everything the harness contract (conformance/README.md) asks of
 
 from __future__ import annotations
 
+import asyncio
 import json
 import platform
 import threading
 import traceback
 import uuid
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar, cast
 
@@ -182,6 +183,20 @@ class RuntimeAdapter(ABC, Generic[AgentT]):
     def inspect(self, agent: AgentT) -> dict[str, Any]:
         """InspectAgent: the ``AgentInspection`` JSON (capability ``inspect``), changing nothing."""
         raise Unsupported("this adapter does not implement InspectAgent (capability inspect)")
+
+    def stream(self, agent: AgentT, inp: InvokeInput) -> Iterable[Any] | AsyncIterable[Any]:
+        """Run the agent on ``inp`` through the runtime's streaming API (profile streaming, spec chapter 17;
+        an Invoke with ``stream``): the stream's events as JSON, in the order the runtime gives them.
+
+        Each event is ``{"interrupt": Interrupt}``, ``{"result": AgentResult}`` or ``{"error": Error}``.
+        Return the runtime's stream as it is, mapped event by event (a generator or an async generator);
+        the kit consumes it: it records each interrupt event as ``streamed_interrupt`` the moment it receives
+        it (which wakes ``awaitStreamed`` steps), takes the final event as the Invoke's outcome, and reports
+        a stream with no final event, or with events after it, as a crash. An exception while iterating is
+        mapped as ``invoke``'s would be. ``inp.kind`` is ``prompt``, ``content`` or ``interruptResponses``.
+        A runtime whose streaming API takes a callback can return a generator fed by a queue.
+        """
+        raise Unsupported("this adapter does not implement streaming (profile streaming)")
 
     def abandon(self, agent: AgentT, inp: InvokeInput) -> dict[str, Any]:
         """Abandon the pending batch (profile abandon): ``inp.value`` is ``{"message"?, "then"}``; the
@@ -393,14 +408,21 @@ class HarnessService(hgrpc.HarnessServiceServicer):
             return hpb.InvokeResponse(
                 harness_error=harness_error("bad input: directToolCall input must be a JSON object")
             )
+        streamed = request.HasField("stream") and request.stream
+        if streamed and (live.orchestrator or not {"prompt", "content", "interruptResponses"} & inp.keys()):
+            return hpb.InvokeResponse(
+                harness_error=harness_error("stream goes with an agent's prompt, content or resume")
+            )
         if live.orchestrator and not ("prompt" in inp or "interruptResponses" in inp):
             return hpb.InvokeResponse(
                 harness_error=harness_error("an orchestrator takes a prompt or interruptResponses only")
             )
         with live.lock:
-            return self._invoke_locked(live, inp)
+            return self._invoke_locked(live, inp, stream=streamed)
 
-    def _invoke_locked(self, live: LiveAgent[Any], inp: dict[str, Any]) -> hpb.InvokeResponse:
+    def _invoke_locked(
+        self, live: LiveAgent[Any], inp: dict[str, Any], *, stream: bool = False
+    ) -> hpb.InvokeResponse:
         trace = live.trace
         trace.take()  # whatever a previous request left behind (a restore, a snapshot) is not this Invoke's
         trace.emit("invocation_start")
@@ -416,7 +438,10 @@ class HarnessService(hgrpc.HarnessServiceServicer):
             else:
                 given = _invoke_input(inp)
                 run = self.adapter.abandon if given.kind == "abandon" else self.adapter.invoke
-                result = run(live.agent, given)
+                if stream:
+                    result = consume_stream(self.adapter.stream(live.agent, given), trace)
+                else:
+                    result = run(live.agent, given)
                 doc["result"] = result
                 trace.emit("invocation_end", stopReason=result.get("stopReason"))
         except (ScenarioError, AdapterError) as exc:
@@ -605,6 +630,59 @@ def _invoke_reply(doc: dict[str, Any]) -> hpb.InvokeResponse:
     reply.trace.extend(cast(list[Any], events))  # copies: the remembered values stay untouched
     reply.messages.extend(cast(list[Any], history))
     return reply
+
+
+class StreamBroken(Exception):
+    """A runtime's stream broke the shape of spec 17 (no final event, or events after it): a crash."""
+
+
+def consume_stream(events: Iterable[Any] | AsyncIterable[Any], trace: Trace) -> dict[str, Any]:
+    """Consume a streamed invocation's events (``RuntimeAdapter.stream``): ``streamed_interrupt`` for each
+    interrupt event as it arrives; the final event's ``AgentResult``, or ``Refused`` with its Error.
+
+    The whole stream is read, also past the final event, so that an event after it is seen (ROC-STREAM-001).
+    """
+    if isinstance(events, AsyncIterable):
+        return asyncio.run(_consume_async(events, trace))
+    final = _Final()
+    for event in events:
+        final.take(event, trace)
+    return final.outcome()
+
+
+async def _consume_async(events: AsyncIterable[Any], trace: Trace) -> dict[str, Any]:
+    final = _Final()
+    async for event in events:
+        final.take(event, trace)
+    return final.outcome()
+
+
+@dataclass
+class _Final:
+    """The final event of a stream, once it came, and what came after it."""
+
+    event: dict[str, Any] | None = None
+    late: list[Any] = field(default_factory=list)
+
+    def take(self, event: Any, trace: Trace) -> None:
+        if self.event is not None:
+            self.late.append(event)
+        elif isinstance(event, dict) and len(event) == 1 and "interrupt" in event:
+            trace.streamed_interrupt(event["interrupt"])
+        elif isinstance(event, dict) and len(event) == 1 and ("result" in event or "error" in event):
+            self.event = event
+        else:
+            raise StreamBroken(f"a stream event that is not an interrupt, a result or an error: {event!r}")
+
+    def outcome(self) -> dict[str, Any]:
+        if self.event is None:
+            raise StreamBroken("the stream ended without a result or an error event")
+        if self.late:
+            raise StreamBroken(f"{len(self.late)} event(s) after the final event, first: {self.late[0]!r}")
+        if "error" in self.event:
+            raise Refused(self.event["error"])
+        result: dict[str, Any] = self.event["result"]
+        return result
 
 
 def _invoke_input(inp: dict[str, Any]) -> InvokeInput:

@@ -19,6 +19,7 @@ the profile ``multi-agent``: an OrchestratorSpec becomes the runtime's ``Graph``
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
@@ -104,6 +105,11 @@ class ReferenceAdapter(RuntimeAdapter[Built]):
 
     def invoke(self, agent: Built, inp: InvokeInput) -> dict[str, Any]:
         return agent.agent.invoke(inp.value).to_json()
+
+    async def stream(self, agent: Built, inp: InvokeInput) -> AsyncIterator[dict[str, Any]]:
+        # Profile streaming: the runtime's stream, event by event as JSON; the kit records and judges it.
+        async for event in agent.agent.stream(inp.value):
+            yield event.to_json()
 
     def create_orchestrator(self, scenario: OrchestratorScenario, trace: Trace) -> BuiltOrchestrator:
         try:
