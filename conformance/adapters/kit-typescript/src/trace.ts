@@ -95,8 +95,12 @@ export class Trace {
     this.emit("hook_callback", toolUseId === undefined ? { event, hookIndex } : { event, hookIndex, toolUseId });
   }
 
-  toolStart(toolUseId: string, name: string): void {
-    this.emit("tool_start", { toolUseId, name });
+  /** `input`: the input the body received (harness protocol 6; spec 16.5: an approval's edited input). */
+  toolStart(toolUseId: string, name: string, input?: JsonObject): void {
+    this.emit(
+      "tool_start",
+      input === undefined ? { toolUseId, name } : { toolUseId, name, input: structuredClone(input) },
+    );
   }
 
   toolEnd(toolUseId: string, outcome: ToolOutcome): void {
@@ -109,8 +113,13 @@ export class Trace {
    * `interrupted` (the body stopped at an interrupt call, paused or refused). What was thrown propagates,
    * for the runtime to handle.
    */
-  async toolBody<T>(toolUseId: string, name: string, body: () => T | Promise<T>): Promise<T> {
-    this.toolStart(toolUseId, name);
+  async toolBody<T>(
+    toolUseId: string,
+    name: string,
+    body: () => T | Promise<T>,
+    input?: JsonObject,
+  ): Promise<T> {
+    this.toolStart(toolUseId, name, input);
     let result: T;
     try {
       result = await body();
@@ -123,8 +132,8 @@ export class Trace {
   }
 
   /** `toolBody` for a runtime whose tool bodies are synchronous. */
-  toolBodySync<T>(toolUseId: string, name: string, body: () => T): T {
-    this.toolStart(toolUseId, name);
+  toolBodySync<T>(toolUseId: string, name: string, body: () => T, input?: JsonObject): T {
+    this.toolStart(toolUseId, name, input);
     let result: T;
     try {
       result = body();
