@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,7 +25,7 @@ from roc_reference import (
     tool,
 )
 from roc_reference.errors import ErrorCode, RocError
-from roc_reference.questions import question_problem
+from roc_reference.questions import ask_user_input_problem, question_problem
 from roc_reference.schemas import subset_problem
 
 ENV = {
@@ -444,3 +446,20 @@ def test_ask_user_is_a_tool_the_application_opts_into() -> None:
     out = agent("go")
     assert out.stop_reason == "end_turn"
     assert _result_json(agent)["status"] == "error"  # an unknown tool (ROC-TOOL-009): nothing asked
+
+
+# --- the schema corpus and the reference agree ----------------------------------------
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "spec" / "examples"
+
+
+@pytest.mark.req("ROC-ASK-002", "ROC-ASK-008")
+@pytest.mark.parametrize(
+    "path",
+    sorted((EXAMPLES / "Question").glob("*/*.json")) + sorted((EXAMPLES / "AskUserInput").glob("*/*.json")),
+    ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}/{p.stem}",
+)
+def test_the_reference_reads_the_examples_as_the_schemas_and_rules_do(path: Path) -> None:
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    problem = question_problem(doc) if path.parent.parent.name == "Question" else ask_user_input_problem(doc)
+    assert (problem is None) == (path.parent.name == "valid"), problem

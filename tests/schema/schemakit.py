@@ -32,6 +32,8 @@ EXAMPLE_SCHEMAS = {
     "AgentSpec": "agent-spec.schema.json",
     "PendingInterrupt": "pending-interrupt.schema.json",
     "AbandonInput": "abandon-input.schema.json",
+    "Question": "question.schema.json",
+    "AskUserInput": "ask-user-input.schema.json",
 }
 
 

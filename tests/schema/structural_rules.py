@@ -225,9 +225,22 @@ def example_snapshot_violations(doc: Mapping[str, Any]) -> list[Violation]:
 
 
 # Example type (spec/examples/<Type>) -> its structural check; types without one have no cross-member rules.
+def question_violations(question: Mapping[str, Any], base: str = "$") -> list[Violation]:
+    """A question's labels are unique (spec 15.1, ROC-ASK-002)."""
+    labels = [(o["label"], f"{base}.options[{i}].label") for i, o in enumerate(question["options"])]
+    return list(_duplicates(labels, "unique-labels"))
+
+
+def ask_user_input_violations(doc: Mapping[str, Any]) -> list[Violation]:
+    """Every question of an ask_user input obeys the question rules (spec 15.4, ROC-ASK-008)."""
+    return [v for i, q in enumerate(doc["questions"]) for v in question_violations(q, f"$.questions[{i}]")]
+
+
 CHECKS: dict[str, Callable[[Any], list[Violation]]] = {
     "Snapshot": example_snapshot_violations,
     "ResumeInput": resume_input_violations,
     "AgentResult": agent_result_violations,
     "AgentSpec": agent_spec_violations,
+    "Question": question_violations,
+    "AskUserInput": ask_user_input_violations,
 }

@@ -21,6 +21,8 @@ TYPE_REQS: dict[str, tuple[str, ...]] = {
     "Error": ("ROC-MODEL-001",),
     "Snapshot": ("ROC-SNAP-001", "ROC-SNAP-009"),
     "PendingInterrupt": ("ROC-PENDING-001", "ROC-PENDING-002"),
+    "Question": ("ROC-ASK-002",),
+    "AskUserInput": ("ROC-ASK-008",),
 }
 
 
