@@ -86,6 +86,15 @@ class SnapshotChild(RocModel):
     interrupt_state: SnapshotInterruptState
     result: AgentResult | None = None
 
+    @field_validator("result", mode="before")
+    @classmethod
+    def _result_has_every_member(cls, value: Any) -> Any:
+        # ROC-SNAP-009: the schema requires each member of an AgentResult; the model defaults ``interrupts``
+        # (for results the runtime builds), so a stored one without it is refused here.
+        if isinstance(value, dict) and "interrupts" not in value:
+            raise ValueError("a kept sub-agent's result lacks interrupts")
+        return value
+
 
 SnapshotInterruptState.model_rebuild()
 

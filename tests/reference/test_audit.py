@@ -121,7 +121,7 @@ def test_decisions_are_checked_too_and_the_rank_is_invalid_response() -> None:
 # --- ROC-AUDIT-003/004: kept with the answer, in snapshots, never given to the unit --------------
 
 
-@pytest.mark.req("ROC-AUDIT-003", "ROC-AUDIT-004", "ROC-RESUME-015")
+@pytest.mark.req("ROC-AUDIT-003", "ROC-RESUME-015")
 def test_metadata_is_kept_with_the_answer_and_survives_restore() -> None:
     agent, ids = two_questions()
     agent([block(ids[0], "A", WHO)])
@@ -164,7 +164,7 @@ def test_kept_metadata_is_a_private_copy() -> None:
     assert kept == {"answeredBy": "carol", "x-acme-tags": ["a"]}
 
 
-@pytest.mark.req("ROC-AUDIT-007")
+@pytest.mark.req("ROC-AUDIT-004")
 def test_kept_metadata_is_consumed_with_the_batch() -> None:
     seen: list[Any] = []
 

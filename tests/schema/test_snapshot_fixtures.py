@@ -80,6 +80,10 @@ FROZEN_2_2 = {
     "completed-sub-agent-2-2": "251e8ebb44a7aed3facd03f5517e7cdc8bca815ac632807299a318e5dc2526ee",
     "kept-sub-agent-2-2": "f48db7d0e2f7b2d75b801371c9fe4455c3931c75bbca16db19e6e2ecb0961dfd",
 }
+# Format 2.3 (spec 1.3): frozen from the release that introduced it.
+FROZEN_2_3 = {
+    "audited-answer-2-3": "ed827bb2fbb05751b740b93d7fa31fbd41d428baae1d1ab8c863f3c1fb51695d",
+}
 
 
 @pytest.mark.req("ROC-VER-002")
@@ -88,14 +92,16 @@ def test_fixtures_carry_the_versions_of_their_format() -> None:
         expected = ("2.1", "1.1") if path.stem in FORMAT_2_1 else ("2.0", "1.0")
         if path.stem in FROZEN_2_2:
             expected = ("2.2", "1.2")
+        if path.stem in FROZEN_2_3:
+            expected = ("2.3", "1.3")
         snapshot = load_json(path)
         assert (snapshot["schemaVersion"], snapshot["specVersion"]) == expected, path.name
 
 
 def test_frozen_fixtures_never_change() -> None:
     on_disk = {p.stem for p in VALID.glob("*.json")} - set(FORMAT_2_1)
-    assert on_disk == set(FROZEN_2_0) | set(FROZEN_2_2)
-    for name, digest in {**FROZEN_2_0, **FROZEN_2_2}.items():
+    assert on_disk == set(FROZEN_2_0) | set(FROZEN_2_2) | set(FROZEN_2_3)
+    for name, digest in {**FROZEN_2_0, **FROZEN_2_2, **FROZEN_2_3}.items():
         assert hashlib.sha256((VALID / f"{name}.json").read_bytes()).hexdigest() == digest, name
 
 
@@ -122,6 +128,12 @@ def test_format_2_2_has_fixtures_for_a_paused_and_a_completed_sub_agent() -> Non
     ]
     assert inner
     assert all(i["agentId"] == "cleaner" for i in inner)
+
+
+@pytest.mark.req("ROC-AUDIT-003")
+def test_format_2_3_has_a_fixture_with_kept_response_metadata() -> None:
+    [answered] = [i for i in _fixture("audited-answer-2-3")["interruptState"]["interrupts"] if "response" in i]
+    assert set(answered["responseMetadata"]) == {"answeredBy", "answeredAt", "x-acme-channel"}
 
 
 @pytest.mark.req("ROC-SEC-002", "ROC-SNAP-008")

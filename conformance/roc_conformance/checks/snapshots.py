@@ -304,9 +304,11 @@ def _read_by(ctx: CheckContext, doc: Any) -> bool:
     own writing)."""
     version = doc.get("schemaVersion") if isinstance(doc, dict) else None
     written = written_versions(ctx)[0]
-    if version == "2.2":  # kept sub-agents: for readers of spec 1.2 that run sub-agents (chapter 12)
-        return written == "2.2" and "agent-as-tool" in ctx.profiles
-    return version != "2.1" or written in ("2.1", "2.2")
+    if version == "2.2":  # kept sub-agents: for readers of spec 1.2 on that run sub-agents (chapter 12)
+        return written in ("2.2", "2.3") and "agent-as-tool" in ctx.profiles
+    if version == "2.3":  # kept response metadata: for readers of spec 1.3 that keep it (spec 10.8)
+        return written == "2.3" and "audit" in ctx.profiles
+    return version != "2.1" or written in ("2.1", "2.2", "2.3")
 
 
 def check_frozen_invalid(ctx: CheckContext) -> None:
