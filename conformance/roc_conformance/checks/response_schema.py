@@ -17,6 +17,7 @@ from roc_conformance.canonical import canonical_text
 from roc_conformance.checks.base import Check, CheckContext, ExplicitSpec, explicit_checks_of
 from roc_conformance.checks.decision_support import (
     decide,
+    followed,
     ids_by_name,
     interrupts,
     one_tool,
@@ -219,6 +220,7 @@ def check_error_details(ctx: CheckContext) -> None:
     ]
     cases.append(("spec 14.4's example", FORM, {"answer": BAD, "errors": BAD_ERRORS}))
     agents: dict[str, tuple[str, str]] = {}
+    unrefused: list[str] = []
     for description, schema, case in cases:
         if description not in agents:
             agent, first = pause(ctx, _asker(ctx, "schema-details", schema))
@@ -227,13 +229,15 @@ def check_error_details(ctx: CheckContext) -> None:
         out = ctx.client.invoke(agent, _answer(iid, case["answer"]))
         label = f"{description}: answer {json.dumps(case['answer'], ensure_ascii=False)}"
         if error_code(out) != "INVALID_RESPONSE":
-            wrong.append(f"{label} gave {shown(out)}")  # ROC-SCHEMA-004's finding; no details to judge
+            unrefused.append(f"{label} gave {shown(out)}")  # ROC-SCHEMA-004's finding; no details to judge
             agents.pop(description)  # the answer may have been taken: a fresh agent for the next one
             continue
         details = (out.get("error") or {}).get("details")
         expected = {"interruptId": iid, "path": case["errors"][0]["path"], "errors": case["errors"]}
         if not isinstance(details, dict) or not all(_same(details.get(k), v) for k, v in expected.items()):
             wrong.append(f"{label}: details {details}, expected {expected}")
+    if unrefused:
+        followed(ctx, SCHEMA_DETAILS, "; ".join(unrefused), after=SCHEMA_REFUSED)
     fail_if({SCHEMA_DETAILS: wrong})
 
 
@@ -248,19 +252,29 @@ def check_decisions_not_validated(ctx: CheckContext) -> None:
 
 
 def check_restored_validated(ctx: CheckContext) -> None:
-    """A restored agent refuses an invalid answer with the same details and accepts a valid one."""
+    """A restored agent refuses an invalid answer as the agent that raised the interrupt does (same code, same
+    ``details.errors``), leaves its state unchanged, and accepts a valid answer. Judged against the same
+    runtime's own refusal, so a wrong error set is ROC-SCHEMA-005's finding alone."""
     wrong: list[str] = []
     spec = _asker(ctx, "schema-restored", FORM)
     agent, first = pause(ctx, spec)
     iid = str(interrupts(first)[0].get("id"))
     taken = take_snapshot(ctx, agent)
+    own = ctx.client.invoke(agent, _answer(iid, BAD))
+    if error_code(own) != "INVALID_RESPONSE":
+        message = f"an invalid answer before any restore gave {shown(own)}"
+        followed(ctx, SCHEMA_RESTORED, message, after=SCHEMA_REFUSED)
+        return
     restored = ctx.client.restore_agent(taken, spec, model_turn_offset=1)
     handle = restored.get("agent")
     if handle is None:
         return  # a refused own snapshot is ROC-SESSION-002's finding (explicit:session-round-trip)
     out = ctx.client.invoke(handle, _answer(iid, BAD))
-    if error_code(out) != "INVALID_RESPONSE" or not _same(_errors_of(out), BAD_ERRORS):
-        wrong.append(f"after a restore an invalid answer gave {shown(out)}, errors {_errors_of(out)}")
+    if error_code(out) != "INVALID_RESPONSE" or not _same(_errors_of(out), _errors_of(own)):
+        wrong.append(
+            f"after a restore an invalid answer gave {shown(out)}, errors {_errors_of(out)}; before the "
+            f"restore: errors {_errors_of(own)}"
+        )
     elif not _same(strip_volatile(take_snapshot(ctx, handle)), strip_volatile(taken)):
         wrong.append("after a restore the refused answer changed the agent's snapshot")
     else:
