@@ -10,6 +10,7 @@ export * from "./json.ts";
 export * from "./jsonmap.ts";
 export * from "./model.ts";
 export * from "./programs.ts";
+export * from "./responseSchema.ts";
 export * from "./scenario.ts";
 export * from "./serve.ts";
 export * from "./service.ts";
