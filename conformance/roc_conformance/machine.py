@@ -57,6 +57,8 @@ MACHINE_REQUIREMENTS: tuple[str, ...] = tuple(
         # Sub-agents (profile agent-as-tool): the machine judges them when the profile is claimed, but what a
         # passing run vouches for stays the same list for every implementation (it is not per profile).
         - {v for k, v in reqs.ALL.items() if k.startswith("AGENT_")}
+        # Streaming likewise (a claim of streaming makes the machine stream some invocations, oracle/streams).
+        - {v for k, v in reqs.ALL.items() if k.startswith("STREAM_")}
     )
 )
 

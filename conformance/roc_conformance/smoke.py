@@ -393,8 +393,8 @@ class CheckedClient:
             for p in s.trace_problems[marks[0] :]
         ]
 
-    def invoke(self, agent: str, inp: dict[str, Any]) -> dict[str, Any]:
-        reply = self.client.invoke(agent, inp)
+    def invoke(self, agent: str, inp: dict[str, Any], *, stream: bool = False) -> dict[str, Any]:
+        reply = self.client.invoke(agent, inp, stream=stream)
         first = self.turns.get(agent, 0)
         problems = trace_problems(reply, first) + self._schema("Invoke", reply)
         self.turns[agent] = first + sum(1 for e in reply["trace"] if _kind(e) == "model_call")

@@ -44,6 +44,7 @@ from .engine import (
     UnknownRef,
 )
 from .scenario import JSON, AgentSpec, canonical, parse_spec, same_canonical
+from .streams import check_stream, streams, take_streamed
 
 IN_SYNC, RESYNCED, TAINTED, ENDED = "in sync", "resynced", "tainted", "ended"
 
@@ -53,7 +54,7 @@ class Implementation(Protocol):
 
     def describe(self) -> Any: ...  # has .profiles: frozenset[str]
     def create_agent(self, spec: dict[str, Any]) -> str: ...
-    def invoke(self, agent: str, inp: dict[str, Any]) -> dict[str, Any]: ...
+    def invoke(self, agent: str, inp: dict[str, Any], *, stream: bool = False) -> dict[str, Any]: ...
     def take_snapshot(self, agent: str) -> dict[str, Any]: ...
     def restore_agent(
         self, snapshot: dict[str, Any] | str, spec: dict[str, Any], *, model_turn_offset: int = 0
@@ -185,8 +186,15 @@ class Driver:
         before = self.oracle.copy()
         outcome = self.oracle.invoke(inp)
         self.steps.append((symbolic, outcome, deep_copy(self.oracle.pending_assistant)))
-        observed = self.impl.invoke(self.handle, wire)
-        self.log.append(Exchange({"rpc": "Invoke", **wire}, observed, len(self.steps) - 1))
+        streamed = streams(self.profiles, wire)  # profile streaming: some invocations are streamed
+        observed = (
+            self.impl.invoke(self.handle, wire, stream=True)
+            if streamed
+            else self.impl.invoke(self.handle, wire)
+        )
+        stream_found = check_stream(observed, take_streamed(observed)) if streamed else []
+        request = {"rpc": "Invoke", **wire, **({"stream": True} if streamed else {})}
+        self.log.append(Exchange(request, observed, len(self.steps) - 1))
         self.last_outcome = outcome
         # The harness's model cursor is the top agent's: a sub-agent's model calls (agentPath) are its own.
         self.model_calls += sum(
@@ -197,6 +205,7 @@ class Driver:
             self.batch_restored = False
         appended = self._appended(observed)
         found = check_result(outcome, observed, self.binder, self.spec.executor, appended, self.hook_events)
+        found += stream_found
         if not outcome.poisoned and not (outcome.is_error and not _rejected(observed)):
             # (an input accepted that must be refused is the failure; what it then did is its consequence)
             found += check_history(

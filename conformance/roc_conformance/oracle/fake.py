@@ -133,7 +133,8 @@ class FakeImplementation:
     def dispose_agent(self, agent: str) -> None:
         self._agents.pop(agent, None)
 
-    def invoke(self, agent: str, inp: dict[str, JSON]) -> dict[str, JSON]:
+    def invoke(self, agent: str, inp: dict[str, JSON], *, stream: bool = False) -> dict[str, JSON]:
+        # ``stream``: never sent, as the fake claims no ``streaming``; an invocation is the same either way.
         a = self._agents[agent]
         outcome = a.invoke(to_input(inp, lambda iid: self.resolve_id(a, iid)))
         doc: dict[str, JSON] = {

@@ -181,6 +181,11 @@ AGENT_OWN_INSTANCE = "ROC-AGENT-010"  # one instance per outer tool use
 AGENT_ONE_CALL = "ROC-AGENT-011"  # a second sub-agent call in one body run fails the body
 AGENT_VALIDATED = "ROC-AGENT-012"  # a resume of propagated interrupts is validated on the outer agent
 
+# Streaming (17, spec 1.3; profile streaming): what a streamed invocation adds (oracle/streams.py).
+STREAM_FINAL = "ROC-STREAM-001"  # one final event, the result or error invoke gives
+STREAM_ONCE = "ROC-STREAM-002"  # each interrupt of the result streamed once before it, JSON-equal
+STREAM_ONLY = "ROC-STREAM-003"  # no event for an interrupt the result does not hold
+
 SHOULD = frozenset({INTERRUPT_ORDER, ERROR_ORDER, AFTER_TOOLS_ORDER, RESULT_ORDER, EXPIRY_ORDER})
 PROVISIONAL: frozenset[str] = frozenset()
 ALL: dict[str, str] = {
