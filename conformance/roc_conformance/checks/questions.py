@@ -197,15 +197,15 @@ def check_validated(ctx: CheckContext) -> None:
     wrong: list[str] = []
     for label, response, path in _BAD_ANSWERS:
         got = ctx.client.invoke(agent, resume(answer(iid, response)))
-        err = got.get("error") if isinstance(got.get("error"), dict) else {}
+        err = got.get("error")
+        details = err.get("details") if isinstance(err, dict) else None
+        where = details.get("path") if isinstance(details, dict) else None
         if error_code(got) != "INVALID_RESPONSE":
             wrong.append(f"{label} gave {shown(got)}, not INVALID_RESPONSE")
             if "result" in got:  # the agent moved on: later probes would meet another state
                 break
-        elif (err.get("details") or {}).get("path") != path:
-            wrong.append(
-                f"{label}: details.path is {(err.get('details') or {}).get('path')!r}, expected {path!r}"
-            )
+        elif where != path:
+            wrong.append(f"{label}: details.path is {where!r}, expected {path!r}")
     else:
         ok = ctx.client.invoke(agent, resume(answer(iid, {"selected": ["production"]})))
         if "result" not in ok:
