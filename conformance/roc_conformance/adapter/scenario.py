@@ -104,6 +104,9 @@ class Scenario:
     approval: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """``approval`` (harness protocol 6, profile approval): tool name -> the decisions its approvals allow,
     in the order approve, edit, reject (all three when the spec lists none). Empty: no approval hook."""
+    record_resume_guard: bool = False
+    """``recordResumeGuard`` (harness protocol 6, profile audit): install a resume guard (ROC-SEC-001) that
+    accepts every input and records what it saw with ``Trace.resume_guard``."""
 
 
 def _object(value: Any, where: str) -> Mapping[str, Any]:
@@ -188,12 +191,20 @@ APPROVAL_DECISIONS = ("approve", "edit", "reject")
 def _approval(spec: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
     """``approval``: tool name -> ``{"decisions"?: [...]}``, distinct decisions of the three (none: all)."""
     policies: dict[str, tuple[str, ...]] = {}
-    for name, raw in _object(spec.get("approval") or {}, "approval").items():
+    raw_policies = spec.get("approval")
+    for name, raw in _object({} if raw_policies is None else raw_policies, "approval").items():
         decisions = _list(_object(raw, f"approval.{name}").get("decisions", []), f"approval.{name}.decisions")
         if any(d not in APPROVAL_DECISIONS for d in decisions) or len(set(decisions)) != len(decisions):
             raise ScenarioError(f"approval.{name}.decisions: distinct values of {APPROVAL_DECISIONS}")
         policies[str(name)] = tuple(d for d in APPROVAL_DECISIONS if d in decisions or not decisions)
     return policies
+
+
+def _flag(spec: Mapping[str, Any], name: str) -> bool:
+    value = spec.get(name, False)
+    if not isinstance(value, bool):
+        raise ScenarioError(f"{name} must be a boolean")
+    return value
 
 
 def _integrity(spec: Mapping[str, Any]) -> IntegrityKey | None:
@@ -245,4 +256,5 @@ def parse_scenario(spec: Mapping[str, Any]) -> Scenario:
         session=_session(spec),
         builtin_tools=_builtin_tools(spec, tools),
         approval=_approval(spec),
+        record_resume_guard=_flag(spec, "recordResumeGuard"),
     )
