@@ -24,7 +24,8 @@ Everything is the spec's JSON (conformance/README.md, TEAM AgentSpec/trace vocab
         model_turn_offset = number of model_call events the original agent has seen (the next scripted turn).
     client.dispose_agent(agent) -> None
     client.inspect(agent) -> {"activated": bool, "interrupts": [{"id", "name", "reason"?, "source",
-                              "metadata"?, "answered": bool, "response"?}], "preservedToolUseIds": [str],
+                              "metadata"?, "answered": bool, "response"?, "responseMetadata"?}],
+                              "preservedToolUseIds": [str],
                               "pendingAssistantMessage"?: Message, "messages": [Message], "state": {...}}
         the agent's interrupt state without invoking it; only when "inspect" is in describe().capabilities.
     client.list_pending(agent) -> {"pending": [PendingInterrupt]} | {"error": Error} | {"harness_error": str}

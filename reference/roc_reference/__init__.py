@@ -48,6 +48,7 @@ PROFILES = (
     "questions",
     "approval",
     "streaming",
+    "audit",
 )
 """The profiles this runtime claims (ROC-CONF-001..005); reserved profiles are not claimed."""
 

@@ -522,11 +522,12 @@ class Agent:
         signing_key_id: str | None = None,
         max_snapshot_bytes: int | None = None,
         clock: Clock | None = None,
+        resume_guard: ResumeGuard | None = None,
     ) -> Agent:
         """A fresh agent continuing from ``doc`` (validated completely first; never half-applied).
 
         ``agent_id``, when given, must equal the snapshot's ``agent.agentId`` (ROC-SESSION-008);
-        ``max_snapshot_bytes`` bounds the document's size (ROC-SEC-010).
+        ``max_snapshot_bytes`` bounds the document's size (ROC-SEC-010); ``resume_guard`` as for ``Agent``.
         """
         snapshot = parse_snapshot(
             dict(doc) if isinstance(doc, Mapping) else doc,
@@ -544,6 +545,7 @@ class Agent:
             integrity_keys=integrity_keys,
             signing_key_id=signing_key_id,
             clock=clock,
+            resume_guard=resume_guard,
         )
         agent._apply(snapshot)
         return agent

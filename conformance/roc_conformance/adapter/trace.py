@@ -97,6 +97,17 @@ class Trace:
         with self._sink.streamed:
             return self._sink.streamed.wait_for(lambda: name in self._sink.streamed_names, timeout_seconds)
 
+    # -- audit (profile audit, harness protocol 6) -------------------------------------------------------
+
+    def resume_guard(self, responses: Sequence[dict[str, Any]], kept: Sequence[dict[str, Any]]) -> None:
+        """The resume guard installed for ``recordResumeGuard`` saw a resume input (spec 10.8).
+
+        ``responses``: each block's ``interruptResponse`` body as the guard received it (``interruptId``,
+        ``response`` or ``decision`` and ``message``, ``metadata``), in input order; ``kept``:
+        ``{"interruptId", "metadata"}`` of each interrupt of the batch already answered or decided whose
+        answer came with metadata, as the runtime showed them to the guard."""
+        self.emit("resume_guard", responses=copy.deepcopy(list(responses)), kept=copy.deepcopy(list(kept)))
+
     # -- lifecycle events of the runtime ---------------------------------------------------------------
 
     def before_invocation(self) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 from roc_conformance import scenarios as sc
 from roc_conformance.canonical import canonical_bytes
 from roc_conformance.checks.approval import approval_checks
+from roc_conformance.checks.audit import audit_checks
 from roc_conformance.checks.base import Check, CheckContext, ExplicitSpec, explicit_checks_of
 from roc_conformance.checks.limits import limit_checks
 from roc_conformance.checks.metadata import metadata_checks
@@ -515,6 +516,7 @@ def explicit_checks() -> list[Check]:
     checks.extend(question_checks())  # spec 15, profile questions
     checks.extend(streaming_checks())  # profile streaming (spec chapter 17)
     checks.extend(approval_checks())  # profile approval (spec chapter 16)
+    checks.extend(audit_checks())  # profile audit (spec 10.8)
     return checks
 
 

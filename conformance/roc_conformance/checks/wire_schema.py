@@ -12,7 +12,7 @@ reports that RPC to its observers.
 
 InspectAgent replies (harness protocol 2) carry the implementation's own values too: the history and the
 pending assistant message are validated as messages, and each inspected interrupt, without the harness's
-``answered`` / ``response`` members, as an Interrupt.
+``answered`` / ``response`` / ``responseMetadata`` members, as an Interrupt.
 """
 
 from __future__ import annotations
@@ -167,6 +167,9 @@ class SchemaObserver:
                     continue
             self._check("traceEvent", event, where, self.trace_problems)
 
+    # What InspectAgent adds to an interrupt, not members of an Interrupt (responseMetadata: profile audit).
+    _HARNESS_MEMBERS = ("answered", "response", "responseMetadata")
+
     def _check_inspection(self, inspection: dict[str, Any]) -> None:
         for message in inspection.get("messages", []):
             self._check("message", message, "InspectAgent history")
@@ -174,7 +177,7 @@ class SchemaObserver:
             self._check("message", inspection["pendingAssistantMessage"], "InspectAgent pending message")
         for item in inspection.get("interrupts", []):
             if isinstance(item, dict):
-                interrupt = {k: v for k, v in item.items() if k not in ("answered", "response")}
+                interrupt = {k: v for k, v in item.items() if k not in self._HARNESS_MEMBERS}
                 self._check("interrupt", interrupt, "InspectAgent interrupts")
 
     def __call__(self, rpc: str, reply: dict[str, Any]) -> None:

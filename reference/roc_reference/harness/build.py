@@ -50,6 +50,7 @@ from roc_reference.agent import Agent
 from roc_reference.approval import ApprovalHook
 from roc_reference.decisions import InterruptDeclined
 from roc_reference.executors import ConcurrentExecutor, Executor, SequentialExecutor
+from roc_reference.guard import ResumeGuard
 from roc_reference.hooks import (
     AfterInvocationEvent,
     AfterModelCallEvent,
@@ -68,7 +69,15 @@ from roc_reference.questions import ASK_USER, ask_user
 from roc_reference.schemas import subset_problem
 from roc_reference.sessions import FileSessionManager, FileSessionStore
 from roc_reference.tools import Tool, ToolContext
-from roc_reference.types import AgentResult, JsonContent, Message, TextBlock, ToolResult
+from roc_reference.types import (
+    AgentResult,
+    Interrupt,
+    InterruptResponse,
+    JsonContent,
+    Message,
+    TextBlock,
+    ToolResult,
+)
 
 
 def _messages(scenario: Scenario) -> tuple[Message, ...]:
@@ -393,6 +402,23 @@ def _parts(
     return model, tools, ScenarioHooks(scenario, trace), executor
 
 
+def _recording_guard(scenario: Scenario, trace: Trace) -> ResumeGuard | None:
+    """``recordResumeGuard`` (profile audit): a guard that accepts every input and records what it saw, the
+    blocks with their metadata and the metadata kept for the answers given before (ROC-AUDIT-005)."""
+    if not scenario.record_resume_guard:
+        return None
+
+    def guard(
+        interrupts: list[Interrupt], responses: list[InterruptResponse], kept: list[InterruptResponse]
+    ) -> None:
+        trace.resume_guard(
+            [r.to_json() for r in responses],
+            [{"interruptId": r.interrupt_id, "metadata": r.metadata} for r in kept if r.metadata is not None],
+        )
+
+    return guard
+
+
 def build(scenario: Scenario, trace: Trace, stores: Stores | None = None) -> Built:
     """A fresh agent for ``scenario``; with a session binding it loads whatever its session holds."""
     model, tools, hooks, executor = _parts(scenario, trace, 0)
@@ -405,6 +431,7 @@ def build(scenario: Scenario, trace: Trace, stores: Stores | None = None) -> Bui
         state=scenario.state,
         agent_id=scenario.agent_id,
         session=session,
+        resume_guard=_recording_guard(scenario, trace),
         **_integrity_kwargs(scenario),
     )
     return Built(agent, trace, scenario, session)
@@ -423,6 +450,7 @@ def restore(snapshot: Any, scenario: Scenario, trace: Trace, model_turn_offset: 
         hooks=[hooks],
         executor=executor,
         agent_id=scenario.agent_id,  # the definition's id: a snapshot of another agent is refused
+        resume_guard=_recording_guard(scenario, trace),
         **_integrity_kwargs(scenario),
     )
     return Built(agent, trace, scenario)

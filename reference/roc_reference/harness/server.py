@@ -212,6 +212,8 @@ def inspect_agent(agent: Agent) -> dict[str, Any]:
                 inspected["metadata"] = entry["metadata"]
             if stored.response is not None:  # a decided interrupt is answered and holds no response
                 inspected["response"] = stored.response
+            if stored.response_metadata is not None:  # ROC-AUDIT-003: kept with the answer or decision
+                inspected["responseMetadata"] = stored.response_metadata
             interrupts.append(inspected)
         doc: dict[str, Any] = {
             "activated": state.activated,
