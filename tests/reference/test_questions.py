@@ -463,3 +463,21 @@ def test_the_reference_reads_the_examples_as_the_schemas_and_rules_do(path: Path
     doc = json.loads(path.read_text(encoding="utf-8"))
     problem = question_problem(doc) if path.parent.parent.name == "Question" else ask_user_input_problem(doc)
     assert (problem is None) == (path.parent.name == "valid"), problem
+
+
+@pytest.mark.req("ROC-ASK-006", "ROC-ASK-007")
+def test_ask_user_resumes_after_a_restore() -> None:
+    agent, _ = _model_asks({"questions": [FILES, KEEP]})
+    first = _by_name(agent("go"))
+    doc = agent.take_snapshot()
+    model = ScriptedModel(
+        [[text("let me ask"), use("t1", "ask_user", questions=[FILES, KEEP])], [text("thanks")]]
+    )
+    restored = Agent.from_snapshot(doc, model=model, tools=[ask_user])
+    partial = restored([answer(first["q1"].id, {"selected": ["a.txt"]})])
+    assert [(i.name, i.id) for i in partial.interrupts] == [("q2", first["q2"].id)]
+    done = restored([answer(first["q2"].id, {"selected": ["no"]})])
+    assert done.stop_reason == "end_turn"
+    assert _result_json(restored)["content"] == [
+        {"json": {"answers": [{"selected": ["a.txt"]}, {"selected": ["no"]}]}}
+    ]
