@@ -494,7 +494,10 @@ class InterruptState:
                 )
         for body in bodies:  # ROC-SCHEMA-004, ROC-SCHEMA-005: an answer satisfies its responseSchema
             schema = self.interrupts[body.interrupt_id].interrupt.response_schema
-            errors = answer_errors(schema, body.response) if schema and body.decision == "answer" else []
+            # ROC-SCHEMA-010: a restored schema outside the subset (a runtime without the profile wrote it)
+            # only informs, as in RoC 1.0.
+            checked = bool(schema) and body.decision == "answer" and subset_problem(schema) is None
+            errors = answer_errors(schema, body.response) if schema and checked else []
             if body.decision == "answer":  # ROC-APPROVE-004: an approval's rules beyond its schema join them
                 rules = answer_rule_errors(self.interrupts[body.interrupt_id].interrupt, body.response)
                 errors = merged_errors(errors, rules) if rules else errors

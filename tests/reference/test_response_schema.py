@@ -305,3 +305,16 @@ def test_renderable_forms() -> None:
         {"type": "object", "properties": {"s": {"type": "string", "pattern": "x"}}},
     ]:
         assert not is_renderable(schema), schema
+
+
+@pytest.mark.req("ROC-SCHEMA-010")
+def test_a_restored_schema_outside_the_subset_only_informs() -> None:
+    foreign = {"type": "object", "properties": {"env": {"type": "string", "pattern": "^p"}}, "$ref": "#/x"}
+    agent = _agent()
+    first = agent("go")
+    doc = agent.take_snapshot()
+    doc["interruptState"]["interrupts"][0]["responseSchema"] = foreign
+    restored = Agent.from_snapshot(doc, model=ScriptedModel([[{"text": "done"}]]), tools=[deploy])
+    assert restored.interrupts[0].to_json()["responseSchema"] == foreign
+    done = restored(_resume(first.interrupts[0].id, {"env": "staging", "anything": ["else"]}))
+    assert done.stop_reason == "end_turn"

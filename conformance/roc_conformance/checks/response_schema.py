@@ -7,6 +7,7 @@ scenario, never from the implementation's own output.
 
 from __future__ import annotations
 
+import copy
 import json
 from functools import cache
 from pathlib import Path
@@ -16,6 +17,7 @@ from roc_conformance import scenarios as sc
 from roc_conformance.canonical import canonical_text
 from roc_conformance.checks.base import Check, CheckContext, ExplicitSpec, explicit_checks_of
 from roc_conformance.checks.decision_support import (
+    PAST,
     decide,
     followed,
     ids_by_name,
@@ -26,7 +28,13 @@ from roc_conformance.checks.decision_support import (
     shown,
     tool_results,
 )
-from roc_conformance.checks.snapshot_support import error_code, fail_if, strip_volatile, take_snapshot
+from roc_conformance.checks.snapshot_support import (
+    error_code,
+    fail_if,
+    own_snapshot_refused,
+    strip_volatile,
+    take_snapshot,
+)
 from roc_conformance.errors import ConformanceViolation
 
 SCHEMA_REPORTED = "ROC-SCHEMA-001"
@@ -36,6 +44,8 @@ SCHEMA_REFUSED = "ROC-SCHEMA-004"
 SCHEMA_DETAILS = "ROC-SCHEMA-005"
 SCHEMA_DECISIONS = "ROC-SCHEMA-006"
 SCHEMA_RESTORED = "ROC-SCHEMA-007"
+SCHEMA_RANK = "ROC-SCHEMA-009"
+SCHEMA_FOREIGN = "ROC-SCHEMA-010"
 
 FORM: dict[str, Any] = {
     "type": "object",
@@ -284,6 +294,71 @@ def check_restored_validated(ctx: CheckContext) -> None:
     fail_if({SCHEMA_RESTORED: wrong})
 
 
+def check_schema_rank(ctx: CheckContext) -> None:
+    """An input whose failing answer comes with a fault of ROC-RESUME-014 gets that fault's code; with expiry
+    claimed, a failing answer to an expired interrupt gets INVALID_RESPONSE, not EXPIRED."""
+    wrong: list[str] = []
+    agent, first = pause(ctx, _asker(ctx, "schema-rank", {"type": "integer"}))
+    iid = str(interrupts(first)[0].get("id"))
+    probes = [
+        ("an unknown id", [{"interruptId": "no-such-id", "response": 1}], "UNKNOWN_INTERRUPT"),
+        ("the same id twice", [{"interruptId": iid, "response": 1}], "DUPLICATE_RESPONSE"),
+    ]
+    for label, more, code in probes:
+        out = ctx.client.invoke(agent, resume({"interruptId": iid, "response": "x"}, *more))
+        if error_code(out) != code:
+            wrong.append(f"a failing answer with {label} gave {shown(out)}, not {code}")
+    plain = ctx.client.invoke(agent, _answer(iid, "x"))
+    if error_code(plain) != "INVALID_RESPONSE":
+        followed(ctx, SCHEMA_RANK, f"a failing answer alone gave {shown(plain)}", after=SCHEMA_REFUSED)
+    elif "expiry" in ctx.profiles:
+        step = {"interrupt": {"name": "q", "responseSchema": {"type": "integer"}, "expiresAt": PAST}}
+        agent, first = pause(ctx, one_tool("schema-rank-expired", ctx, step, sc.returns("ok")))
+        out = ctx.client.invoke(agent, _answer(str(interrupts(first)[0].get("id")), "x"))
+        if error_code(out) != "INVALID_RESPONSE":
+            wrong.append(f"a failing answer to an expired interrupt gave {shown(out)}, not INVALID_RESPONSE")
+    fail_if({SCHEMA_RANK: wrong})
+
+
+FOREIGN: dict[str, Any] = {
+    "type": "object",
+    "properties": {"env": {"type": "string", "pattern": "^p", "format": "hostname"}},
+    "anyOf": [{"required": ["env"]}, {"required": ["zone"]}],
+    "x-acme-form": "deploy",
+}
+"""A schema outside the portable subset, as a runtime without the profile may store it (ROC-MODEL-009)."""
+
+
+def check_foreign_schema(ctx: CheckContext) -> None:
+    """A snapshot whose interrupt stores a schema outside the subset is restored, reports the schema unchanged
+    and takes an answer that schema would refuse."""
+    wrong: list[str] = []
+    spec = _asker(ctx, "schema-foreign", FORM)
+    agent, first = pause(ctx, spec)
+    iid = str(interrupts(first)[0].get("id"))
+    doc = copy.deepcopy(take_snapshot(ctx, agent))
+    stored = (doc.get("interruptState") or {}).get("interrupts") or []
+    if len(stored) != 1 or not isinstance(stored[0], dict):
+        return  # what a snapshot stores is judged by the snapshot checks
+    stored[0]["responseSchema"] = FOREIGN
+    restored = ctx.client.restore_agent(doc, spec, model_turn_offset=1)
+    handle = restored.get("agent")
+    if handle is None:
+        if not own_snapshot_refused(ctx, take_snapshot(ctx, agent), spec, SCHEMA_FOREIGN, "refused"):
+            wrong.append(
+                f"a snapshot storing a schema outside the subset was refused: {restored.get('error')}"
+            )
+        fail_if({SCHEMA_FOREIGN: wrong})
+        return
+    again = ((take_snapshot(ctx, handle).get("interruptState") or {}).get("interrupts") or [{}])[0]
+    if not _same(again.get("responseSchema"), FOREIGN):
+        wrong.append(f"the restored agent stores responseSchema {again.get('responseSchema')}, not {FOREIGN}")
+    out = ctx.client.invoke(handle, _answer(iid, {"env": "staging"}))  # refused by FOREIGN and FORM
+    if "result" not in out:
+        wrong.append(f"an answer that the stored schema would refuse gave {shown(out)}")
+    fail_if({SCHEMA_FOREIGN: wrong})
+
+
 _SPECS: tuple[ExplicitSpec, ...] = (
     (
         f"explicit:{SCHEMA_REPORTED}",
@@ -333,6 +408,20 @@ _SPECS: tuple[ExplicitSpec, ...] = (
         check_restored_validated,
         ("core", "response-schema", "sessions"),
         "answers to a restored interrupt are validated against its response schema",
+    ),
+    (
+        f"explicit:{SCHEMA_RANK}",
+        (SCHEMA_RANK,),
+        check_schema_rank,
+        ("core", "response-schema"),
+        "a failing response schema ranks after every code of ROC-RESUME-014 and before EXPIRED",
+    ),
+    (
+        f"explicit:{SCHEMA_FOREIGN}",
+        (SCHEMA_FOREIGN,),
+        check_foreign_schema,
+        ("core", "response-schema", "sessions"),
+        "a restored schema outside the portable subset is kept and informs only",
     ),
 )
 
