@@ -152,7 +152,7 @@ def test_unknown_area_and_dangling_anchor_are_malformed() -> None:
     assert rules(lint_texts({"03-lifecycle.md": text})) == ["malformed-header", "malformed-header"]
 
 
-@pytest.mark.parametrize("profile", ["cores", "response-schema", "Core"])
+@pytest.mark.parametrize("profile", ["cores", "response_schema", "Core"])
 def test_unknown_or_reserved_profile_fails(profile: str) -> None:
     violations = lint_texts({"03-lifecycle.md": chapter(block(profile=profile))})
     assert set(rules(violations)) <= {"unknown-profile", "malformed-header"}
