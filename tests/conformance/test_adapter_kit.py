@@ -562,5 +562,5 @@ def test_bad_cmd_targets_are_refused_with_the_reason():
 
 
 def test_the_kit_declares_its_version_and_public_names():
-    assert kit.KIT_VERSION == "1.2.0"
+    assert kit.KIT_VERSION == "1.3.0"
     assert all(hasattr(kit, name) for name in kit.__all__)

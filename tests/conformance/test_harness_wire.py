@@ -220,6 +220,16 @@ TRACE = [
     {"kind": "node_start", "nodeId": "a", "visit": 1},
     {"kind": "node_end", "nodeId": "a", "visit": 1, "outcome": "cancelled"},
     {"kind": "hook_callback", "event": "BeforeNodeCall", "nodeId": "a", "visit": 2, "hookIndex": 0},
+    {"kind": "tool_start", "toolUseId": "t1", "name": "x", "input": {"path": "/tmp/y"}},
+    {
+        "kind": "streamed_interrupt",
+        "interrupt": {"id": "i1", "name": "q", "source": {"kind": "tool", "toolUseId": "t1", "toolName": "x"}},
+    },
+    {
+        "kind": "resume_guard",
+        "responses": [{"interruptId": "i1", "response": "y", "metadata": {"answeredBy": "ann"}}],
+        "kept": [{"interruptId": "i0", "metadata": {"answeredBy": "bob"}}],
+    },
 ]
 
 
