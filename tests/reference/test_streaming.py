@@ -57,7 +57,9 @@ def _reset() -> None:
     WAITED.clear()
 
 
-def collect(agent: Agent, prompt: Any, on_event: Callable[[StreamEvent], None] | None = None) -> list[StreamEvent]:
+def collect(
+    agent: Agent, prompt: Any, on_event: Callable[[StreamEvent], None] | None = None
+) -> list[StreamEvent]:
     async def run() -> list[StreamEvent]:
         events: list[StreamEvent] = []
         async for event in agent.stream(prompt):
@@ -82,7 +84,9 @@ def invoked(agent: Agent, prompt: Any) -> dict[str, Any]:
         return {"error": error.to_json()}
 
 
-def twins(turns: list[list[dict[str, Any]]], *, concurrent: bool = False, hooks: Any = ()) -> tuple[Agent, Agent]:
+def twins(
+    turns: list[list[dict[str, Any]]], *, concurrent: bool = False, hooks: Any = ()
+) -> tuple[Agent, Agent]:
     def make() -> Agent:
         executor = ConcurrentExecutor() if concurrent else SequentialExecutor()
         return Agent(ScriptedModel(turns), tools=TOOLS, hooks=list(hooks), executor=executor)
@@ -121,7 +125,8 @@ def test_an_interrupt_is_streamed_once_before_the_result_and_the_resume_matches_
     streamed, plain = twins([[text("t"), use("t1", "ask", q="a")], [text("done")]])
     events = collect(streamed, "go")
     result = check_shape(events)
-    assert result is not None and [type(e) for e in events] == [InterruptEvent, ResultEvent]
+    assert result is not None
+    assert [type(e) for e in events] == [InterruptEvent, ResultEvent]
     assert events[-1].to_json() == invoked(plain, "go")
     assert frozen(streamed) == frozen(plain)
     reply = [answer(result.interrupts[0].id, "yes")]
@@ -139,7 +144,8 @@ def test_concurrent_question_is_streamed_before_a_running_sibling_ends() -> None
     events = collect(streamed, "go", release_on_q)
     assert WAITED == [True]  # the sibling saw the event while it still ran
     result = check_shape(events)
-    assert result is not None and result.stop_reason == "interrupt"
+    assert result is not None
+    assert result.stop_reason == "interrupt"
     RELEASED.set()  # the twin's sibling must not wait: invoke streams nothing
     assert events[-1].to_json() == invoked(plain, "go")
 
@@ -156,13 +162,15 @@ def test_carried_over_interrupts_are_streamed_at_the_stop() -> None:
     b = next(i for i in stopped.interrupts if i.name == "b")
 
     def restored() -> Agent:  # sequential: t1 asks again and the cycle stops before t2 and t3 run
-        return Agent.from_snapshot(doc, model=ScriptedModel(turns), tools=TOOLS, executor=SequentialExecutor())
+        model = ScriptedModel(turns)
+        return Agent.from_snapshot(doc, model=model, tools=TOOLS, executor=SequentialExecutor())
 
     streamed, plain = restored(), restored()
     reply = [answer(b.id, "B")]
     events = collect(streamed, reply)
     result = check_shape(events)
-    assert result is not None and {i.name for i in result.interrupts} == {"a", "c"}
+    assert result is not None
+    assert {i.name for i in result.interrupts} == {"a", "c"}
     # "a" was raised again by t1's body; "c" (its unit did not run) comes when the invocation stops.
     assert [e.interrupt.name for e in events if isinstance(e, InterruptEvent)] == ["a", "c"]
     assert events[-1].to_json() == invoked(plain, reply)
@@ -178,7 +186,8 @@ def test_a_batch_interrupt_is_streamed_before_the_result() -> None:
     streamed, plain = twins([[text("t"), use("t1", "ok")], [text("done")]], hooks=[BatchQuestion()])
     events = collect(streamed, "go")
     result = check_shape(events)
-    assert result is not None and [i.name for i in result.interrupts] == ["batch"]
+    assert result is not None
+    assert [i.name for i in result.interrupts] == ["batch"]
     assert events[-1].to_json() == invoked(plain, "go")
 
 
@@ -220,3 +229,27 @@ def test_each_event_matches_the_stream_event_schema() -> None:
     assert not STREAM.is_valid({})
     assert not STREAM.is_valid({"progress": 1})
 
+
+@pytest.mark.req("ROC-STREAM-002", "ROC-STREAM-003")
+def test_a_sub_agents_question_is_streamed_once_as_the_outer_tool_uses_own() -> None:
+    inner = Agent(
+        ScriptedModel([[text("t"), use("c1", "ask", q="inner")], [text("inner done")]]), tools=TOOLS
+    )
+    inner_twin = Agent(
+        ScriptedModel([[text("t"), use("c1", "ask", q="inner")], [text("inner done")]]), tools=TOOLS
+    )
+
+    def outer(sub: Agent) -> Agent:
+        turns = [[text("t"), use("t1", "helper", prompt="clean up")], [text("done")]]
+        return Agent(ScriptedModel(turns), tools=[sub.as_tool("helper")])
+
+    streamed, plain = outer(inner), outer(inner_twin)
+    events = collect(streamed, "go")
+    result = check_shape(events)
+    assert result is not None
+    assert [i.source.kind for i in result.interrupts] == ["agent_as_tool"]
+    assert events[-1].to_json() == invoked(plain, "go")
+    reply = [answer(result.interrupts[0].id, "yes")]
+    events = collect(streamed, reply)
+    assert [type(e) for e in events] == [ResultEvent]
+    assert events[-1].to_json() == invoked(plain, reply)
