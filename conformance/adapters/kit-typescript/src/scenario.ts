@@ -71,6 +71,11 @@ export interface Scenario {
   readonly state: JsonObject;
   readonly integrity?: IntegrityKey | undefined;
   readonly session?: SessionBinding | undefined;
+  /**
+   * `recordResumeGuard` (harness protocol 6, profile audit): install a resume guard that accepts every input
+   * and records what it saw with `Trace.resumeGuard`.
+   */
+  readonly recordResumeGuard: boolean;
 }
 
 function list(value: unknown, where: string): unknown[] {
@@ -166,5 +171,12 @@ export function parseScenario(raw: unknown): Scenario {
     state: copyJson(state),
     integrity: integrity(spec),
     session: session(spec),
+    recordResumeGuard: flag(spec, "recordResumeGuard"),
   };
+}
+
+function flag(spec: JsonObject, name: string): boolean {
+  const value = spec[name] ?? false;
+  if (typeof value !== "boolean") throw new ScenarioError(`${name} must be a boolean`);
+  return value;
 }

@@ -95,6 +95,18 @@ export class Trace {
     this.emit("hook_callback", toolUseId === undefined ? { event, hookIndex } : { event, hookIndex, toolUseId });
   }
 
+  // -- audit (profile audit, harness protocol 6) ---------------------------------------------------------
+
+  /**
+   * The resume guard installed for `recordResumeGuard` saw a resume input (spec 10.8). `responses`: each
+   * block's interruptResponse body as the guard received it (interruptId, response or decision and message,
+   * metadata), in input order; `kept`: `{interruptId, metadata}` of each interrupt of the batch already
+   * answered or decided whose answer came with metadata.
+   */
+  resumeGuard(responses: readonly JsonObject[], kept: readonly JsonObject[]): void {
+    this.emit("resume_guard", { responses: structuredClone([...responses]), kept: structuredClone([...kept]) });
+  }
+
   /** `input`: the input the body received (harness protocol 6; spec 16.5: an approval's edited input). */
   toolStart(toolUseId: string, name: string, input?: JsonObject): void {
     this.emit(

@@ -162,6 +162,8 @@ test("every valid AgentSpec example parses; hooks keep their index, state is a c
   assert.ok(scenario.hooks[1]?.appliesTo(["anything"]) && scenario.hooks[1]?.perTool && scenario.hooks[1]?.interruptible);
   assert.deepEqual([...(scenario.integrity?.secret ?? [])], [115]);
   assert.deepEqual(scenario.session, { store: "st", sessionId: "../bad" });
+  assert.equal(scenario.recordResumeGuard, false);
+  assert.equal(parseScenario({ executor: "sequential", recordResumeGuard: true }).recordResumeGuard, true);
 });
 
 test("parseScenario refuses what the scenario language does not define", () => {
@@ -173,5 +175,6 @@ test("parseScenario refuses what the scenario language does not define", () => {
   assert.throws(() => parseScenario({ ...base, state: [] }), /state must be a JSON object/);
   assert.throws(() => parseScenario({ ...base, integrity: { keyId: "", secret: "s" } }), /must not be empty/);
   assert.throws(() => parseScenario({ ...base, session: { store: "s" } }), /needs a store and a sessionId/);
+  assert.throws(() => parseScenario({ ...base, recordResumeGuard: "yes" }), /recordResumeGuard must be a boolean/);
   assert.throws(() => parseScenario({ ...base, model: { turns: [{ content: ["text"] }] } }), /must be an object/);
 });
