@@ -52,7 +52,7 @@ PROFILES = (
 )
 """The profiles this runtime claims (ROC-CONF-001..005); reserved profiles are not claimed."""
 
-from .agent import Agent, PromptInput, ResumeGuard  # noqa: E402 - SPEC_VERSION first: agent.py imports it
+from .agent import Agent, PromptInput  # noqa: E402 - SPEC_VERSION first: agent.py imports it
 from .decisions import (  # noqa: E402
     ABANDON_TEXT,
     CANCEL_TEXT,
@@ -62,6 +62,7 @@ from .decisions import (  # noqa: E402
 )
 from .errors import ErrorCode, RocError  # noqa: E402
 from .executors import ConcurrentExecutor, Executor, SequentialExecutor, ToolOutcome  # noqa: E402
+from .guard import ResumeGuard  # noqa: E402
 from .hooks import (  # noqa: E402
     AfterInvocationEvent,
     AfterModelCallEvent,

@@ -724,7 +724,7 @@ class InterruptState:
         )
 
 
-_STORED_ONLY = frozenset({"response", "input_digest", "decision", "message", "response_metadata"})
+_STORED_ONLY = {"response", "input_digest", "decision", "message", "response_metadata"}
 """The members of a stored interrupt that are not the interrupt as reported."""
 
 
