@@ -8,7 +8,8 @@
  *   The reason is passed as the step gives it: absent is `undefined`, a `null` reason stays `null` (a null
  *   reason is no reason, spec 2.1, and that is the runtime's rule to apply); with `reasonFromState` it is
  *   `state[key]` at this raise (`undefined` when the key is absent). `metadata` is passed only when the step
- *   has it.
+ *   has it, and so is `responseSchema` (harness protocol 6, spec 14), possibly outside the portable subset on
+ *   purpose: refusing it is the runtime's job.
  * - `return{value?}` (tool): success `[{"json": {"answers": [...], "value": value}}]` (absent value: null).
  * - `fail{message}` (tool): the body fails with this message.
  * - `cancel{message?}` / `cancelIf{answerNotIn, message}` (hook): cancel the tool or the batch; `cancel`
@@ -71,6 +72,9 @@ export function parseSteps(raw: unknown, allowed: ReadonlySet<StepOp>, where: st
       if ("metadata" in args && !isJsonObject(args["metadata"])) {
         throw new ScenarioError(`${at}: interrupt metadata must be an object`);
       }
+      if ("responseSchema" in args && !isJsonObject(args["responseSchema"])) {
+        throw new ScenarioError(`${at}: interrupt responseSchema must be an object`);
+      }
     }
     if ((op === "skipIfState" || op === "setState") && typeof args["key"] !== "string") {
       throw new ScenarioError(`${at}: ${op} needs a key`);
@@ -104,6 +108,8 @@ export interface InterruptRequest {
   readonly reason: unknown;
   /** Present only when the step has metadata. */
   readonly metadata?: JsonObject;
+  /** Present only when the step has a responseSchema (spec 14; harness protocol 6), passed as it is. */
+  readonly responseSchema?: JsonObject;
 }
 
 export type ProgramEnd = "none" | "return" | "fail" | "skipped";
@@ -138,9 +144,13 @@ export function* programSteps(
     if (op === "interrupt") {
       if (!canInterrupt) throw new ScenarioError("this program cannot interrupt");
       const metadata = args["metadata"];
-      const request: InterruptRequest = isJsonObject(metadata)
-        ? { name: String(args["name"]), reason: reasonOf(args, state), metadata }
-        : { name: String(args["name"]), reason: reasonOf(args, state) };
+      const responseSchema = args["responseSchema"];
+      const request: InterruptRequest = {
+        name: String(args["name"]),
+        reason: reasonOf(args, state),
+        ...(isJsonObject(metadata) ? { metadata } : {}),
+        ...(isJsonObject(responseSchema) ? { responseSchema } : {}),
+      };
       const answer: unknown = yield request;
       run.answers.push(answer);
       last = answer;

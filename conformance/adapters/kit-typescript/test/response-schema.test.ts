@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
+import { type InterruptRequest, TOOL_OPS, objectState, parseSteps, runProgram } from "../src/programs.ts";
 import { answerErrors, subsetProblem, type SchemaError } from "../src/responseSchema.ts";
 
 interface Vector {
@@ -41,3 +42,23 @@ for (const vector of vectors) {
     }
   });
 }
+
+test("an interrupt step passes its responseSchema to the raise as it is, and only when it has one", () => {
+  const asked: InterruptRequest[] = [];
+  const interrupt = (request: InterruptRequest) => {
+    asked.push(request);
+    return 1;
+  };
+  const outside = { type: "string", pattern: "^a" }; // refusing it is the runtime's job, not the kit's
+  const steps = parseSteps(
+    [{ interrupt: { name: "a", responseSchema: outside } }, { interrupt: { name: "b" } }, { return: {} }],
+    TOOL_OPS,
+    "t",
+  );
+  runProgram(steps, { interrupt, state: objectState({}) });
+  assert.deepEqual(asked, [
+    { name: "a", reason: undefined, responseSchema: outside },
+    { name: "b", reason: undefined },
+  ]);
+  assert.throws(() => parseSteps([{ interrupt: { name: "a", responseSchema: [] } }], TOOL_OPS, "t"), /must be an object/);
+});
