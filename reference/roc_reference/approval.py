@@ -82,6 +82,7 @@ class ApprovalHook:
         if decision == "reject":  # ROC-APPROVE-007: cancelled, the person's message or the fixed text
             message = answer.get("message")
             event.cancel_tool = message if isinstance(message, str) else REJECT_TEXT
-        elif decision == "edit":  # ROC-APPROVE-008: the later callbacks see the edited input (so does the
-            # body, which the loop gives the effective input from the stored answer, ROC-APPROVE-013)
-            event.tool_use = use.model_copy(update={"input": dict(answer["input"])})
+        elif decision == "edit" and isinstance(edited := answer.get("input"), dict):
+            # ROC-APPROVE-008: the later callbacks see the edited input (so does the body, which the loop
+            # gives the effective input from the stored answer, ROC-APPROVE-013)
+            event.tool_use = use.model_copy(update={"input": dict(edited)})

@@ -72,6 +72,9 @@ def answer_rule_errors(interrupt: Interrupt, response: Any) -> list[dict[str, st
     errors: list[dict[str, str]] = []
     if decision == "edit" and "input" not in response:
         errors.append({"path": "/input", "keyword": "required"})
+    if decision == "edit" and "input" in response and not isinstance(response["input"], dict):
+        # a tool input is an object (spec 2.3); the approval schema says so too, this holds without one
+        errors.append({"path": "/input", "keyword": "type"})
     if decision != "edit" and "input" in response:
         errors.append({"path": "/input", "keyword": "additionalProperties"})
     if decision != "reject" and "message" in response:

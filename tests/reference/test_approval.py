@@ -339,3 +339,22 @@ def test_the_loader_refuses_a_body_digest_of_another_input() -> None:
         with pytest.raises(RocError) as caught:
             world.restored(bad)
         assert caught.value.code == ErrorCode.SNAPSHOT_INVALID
+
+
+@pytest.mark.req("ROC-APPROVE-004", "ROC-APPROVE-012")
+def test_the_rules_need_no_schema() -> None:
+    world = World({"delete": True})
+    agent, _ = paused(world)
+    doc = agent.take_snapshot()
+    (stored,) = doc["interruptState"]["interrupts"]
+    del stored["responseSchema"]  # as another implementation might store it: the rules come from the data
+    restored = world.restored(doc)
+    for response, path, keyword in (
+        ({"decision": "edit", "input": "/tmp/y"}, "/input", "type"),
+        ({"decision": "edit"}, "/input", "required"),
+        ({"decision": "reject", "input": {}}, "/input", "additionalProperties"),
+    ):
+        with pytest.raises(RocError) as caught:
+            restored(respond(stored["id"], response))
+        assert caught.value.code == ErrorCode.INVALID_RESPONSE
+        assert caught.value.details["errors"] == [{"path": path, "keyword": keyword}]
