@@ -6,12 +6,20 @@ The broken fixtures that each break one rule are tests/conformance/test_broken.p
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import pytest
 from roc_conformance import scenarios as sc
-from roc_conformance.adapter import ScenarioError, StateView, Trace, parse_scenario
+from roc_conformance.adapter import (
+    HarnessService,
+    InvokeInput,
+    ScenarioError,
+    StateView,
+    Trace,
+    callback_stream,
+    parse_scenario,
+)
 from roc_conformance.adapter.programs import run_program
 from roc_conformance.adapter.service import Refused, StreamBroken, consume_stream
 from roc_conformance.checks import Status, all_checks
@@ -22,12 +30,15 @@ from roc_conformance.settings import RunSettings
 from roc_conformance.target import Target
 from roc_harness_support import client_for, serving
 from roc_reference import PROFILES
+from roc_reference.harness.build import Built
 from roc_reference.harness.server import (
     DRIVEN_PROFILES,
     SPEC_1_1_PROFILES,
     SPEC_1_2_PROFILES,
     HarnessServicer,
+    ReferenceAdapter,
 )
+from roc_reference.streaming import run_streaming
 
 STREAM_IDS = [f"ROC-STREAM-{n:03d}" for n in range(1, 6)]
 CHECKS = [c for c in all_checks() if c.name.startswith("explicit:ROC-STREAM-")]
@@ -174,3 +185,42 @@ def test_the_await_step_is_parsed_and_needs_the_adapters_wait() -> None:
         broken = sc.agent_spec("bad", tools=[sc.tool("waits", {"awaitStreamed": bad})])
         with pytest.raises(ScenarioError, match="awaitStreamed"):
             parse_scenario(broken)
+
+
+class CallbackAdapter(ReferenceAdapter):
+    """The reference behind a callback-style streaming API, plugged in with the kit's ``callback_stream``."""
+
+    def stream(self, agent: Built, inp: InvokeInput) -> Any:
+        def run(on_interrupt: Callable[[Any], None]) -> dict[str, Any]:
+            def sink(interrupts: Any) -> None:
+                for interrupt in interrupts:
+                    on_interrupt(interrupt.to_json())
+
+            return run_streaming(agent.agent, inp.value, sink).to_json()
+
+        return callback_stream(run)
+
+
+@pytest.mark.req("ROC-STREAM-005")
+def test_a_callback_streaming_api_plugs_in_with_callback_stream() -> None:
+    with serving(HarnessService(CallbackAdapter())) as (address, _), client_for(address) as client:
+        agent = client.create_agent(_early_spec())
+        out = client.invoke(agent, {"prompt": "go"}, stream=True)
+        refused = client.invoke(agent, {"prompt": "again"}, stream=True)
+    kinds = [(e["kind"], e.get("toolUseId")) for e in out["trace"]]
+    assert kinds.index(("streamed_interrupt", None)) < kinds.index(("tool_end", "t2"))
+    assert refused["error"]["code"] == "INTERRUPT_PENDING"
+
+
+def test_callback_stream_yields_each_event_then_the_result_or_raises() -> None:
+    def run(on_interrupt: Callable[[Any], None]) -> dict[str, Any]:
+        on_interrupt(INTERRUPT)
+        return RESULT
+
+    assert list(callback_stream(run)) == [{"interrupt": INTERRUPT}, {"result": RESULT}]
+
+    def refuse(on_interrupt: Callable[[Any], None]) -> dict[str, Any]:
+        raise Refused({"code": "INVALID_RESUME", "message": "no"})
+
+    with pytest.raises(Refused):
+        consume_stream(callback_stream(refuse), Trace())

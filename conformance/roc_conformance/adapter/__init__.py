@@ -62,6 +62,7 @@ from roc_conformance.adapter.service import (
     Refused,
     RuntimeAdapter,
     Unsupported,
+    callback_stream,
 )
 from roc_conformance.adapter.stores import StoreDirectories
 from roc_conformance.adapter.trace import Trace, run_hook
@@ -102,6 +103,7 @@ __all__ = [
     "Trace",
     "Unsupported",
     "assistant_turns",
+    "callback_stream",
     "json_equal",
     "main",
     "make_server",

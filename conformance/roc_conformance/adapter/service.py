@@ -22,11 +22,12 @@ from __future__ import annotations
 import asyncio
 import json
 import platform
+import queue
 import threading
 import traceback
 import uuid
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterable, Callable, Iterable, Mapping
+from collections.abc import AsyncIterable, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar, cast
 
@@ -194,7 +195,7 @@ class RuntimeAdapter(ABC, Generic[AgentT]):
         it (which wakes ``awaitStreamed`` steps), takes the final event as the Invoke's outcome, and reports
         a stream with no final event, or with events after it, as a crash. An exception while iterating is
         mapped as ``invoke``'s would be. ``inp.kind`` is ``prompt``, ``content`` or ``interruptResponses``.
-        A runtime whose streaming API takes a callback can return a generator fed by a queue.
+        A runtime whose streaming API takes a callback instead: return ``callback_stream(run)``.
         """
         raise Unsupported("this adapter does not implement streaming (profile streaming)")
 
@@ -630,6 +631,35 @@ def _invoke_reply(doc: dict[str, Any]) -> hpb.InvokeResponse:
     reply.trace.extend(cast(list[Any], events))  # copies: the remembered values stay untouched
     reply.messages.extend(cast(list[Any], history))
     return reply
+
+
+def callback_stream(run: Callable[[Callable[[Any], None]], Any]) -> Iterator[dict[str, Any]]:
+    """The stream ``RuntimeAdapter.stream`` returns, for a runtime whose streaming API takes a callback.
+
+    ``run(on_interrupt)`` runs the invocation, calling ``on_interrupt(interrupt_json)`` for each interrupt
+    event as the runtime emits it (from any thread), and returns the ``AgentResult`` JSON or raises what the
+    runtime raises. It runs on a thread of its own, so each event reaches the kit (and wakes the
+    ``awaitStreamed`` steps) while the invocation still runs.
+    """
+    channel: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
+
+    def work() -> None:
+        try:
+            result = run(lambda interrupt: channel.put(("event", {"interrupt": interrupt})))
+        except BaseException as exc:  # handed to the consumer: the service maps it as invoke's would be
+            channel.put(("raise", exc))
+        else:
+            channel.put(("event", {"result": result}))
+        channel.put(("end", None))
+
+    threading.Thread(target=work, name="roc-kit-stream", daemon=True).start()
+    while True:
+        kind, value = channel.get()
+        if kind == "end":
+            return
+        if kind == "raise":
+            raise value
+        yield value
 
 
 class StreamBroken(Exception):
