@@ -87,6 +87,7 @@ def test_a_raise_with_a_schema_outside_the_subset_is_invalid_reason(vector: dict
         _unit().interrupt("q", response_schema=vector["schema"])
 
 
+@pytest.mark.req("ROC-SCHEMA-002")
 def test_a_schema_beyond_the_value_limits_is_invalid_reason() -> None:
     huge = {"type": "string", "enum": ["x" * 1000] * 2000}
     with pytest.raises(InvalidReasonError, match="responseSchema"):
