@@ -53,6 +53,7 @@ PROFILES = (
 """The profiles this runtime claims (ROC-CONF-001..005); reserved profiles are not claimed."""
 
 from .agent import Agent, PromptInput  # noqa: E402 - SPEC_VERSION first: agent.py imports it
+from .approval import ApprovalHook  # noqa: E402
 from .decisions import (  # noqa: E402
     ABANDON_TEXT,
     CANCEL_TEXT,
@@ -131,6 +132,7 @@ __all__ = [
     "Agent",
     "AgentResult",
     "AgentState",
+    "ApprovalHook",
     "BeforeInvocationEvent",
     "BeforeModelCallEvent",
     "BeforeNodeCallEvent",

@@ -98,7 +98,8 @@ const ARRAY_WRAPPERS: Readonly<Record<string, string>> = { "roc.v1.ResumeInput":
 const FLATTENED_ONEOFS: Readonly<Record<string, string>> = { "roc.conformance.v1.TraceEvent": "kind" };
 // Rule 7: optional JSON arrays (and maps), omitted when empty (interruptState.consumed: a 2.0 snapshot has
 // none; interruptState.children, format 2.2; a trace event's agentPath and an OrchestratorSpec's edges and
-// hooks, harness protocol 5).
+// hooks, harness protocol 5; an AgentSpec's builtinTools and approval, an ApprovalPolicy's decisions and a
+// QuestionAnswer's selected, harness protocol 6).
 const OMIT_WHEN_EMPTY = new Set([
   "roc.conformance.v1.AgentSpec.tools",
   "roc.conformance.v1.AgentSpec.hooks",
@@ -107,6 +108,10 @@ const OMIT_WHEN_EMPTY = new Set([
   "roc.conformance.v1.TraceEvent.agent_path",
   "roc.conformance.v1.OrchestratorSpec.edges", // harness protocol 5: a swarm has none
   "roc.conformance.v1.OrchestratorSpec.hooks",
+  "roc.conformance.v1.AgentSpec.builtin_tools",
+  "roc.conformance.v1.AgentSpec.approval",
+  "roc.conformance.v1.ApprovalPolicy.decisions",
+  "roc.v1.QuestionAnswer.selected",
 ]);
 const JSON_VALUE_TYPES = new Set(["google.protobuf.Value", "google.protobuf.Struct", "google.protobuf.ListValue"]);
 
