@@ -69,7 +69,9 @@ function keywordProblem(keyword: string, value: unknown, at: string): string | n
     case "enum":
       return Array.isArray(value) && value.length > 0 ? null : "must be a non-empty array";
     case "required":
-      return Array.isArray(value) && value.every((n) => typeof n === "string") && new Set(value).size === value.length
+      return Array.isArray(value) &&
+        value.every((n) => typeof n === "string") &&
+        new Set(value).size === value.length
         ? null
         : "must be an array of unique strings";
     case "properties": {

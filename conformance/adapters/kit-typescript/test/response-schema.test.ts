@@ -60,5 +60,6 @@ test("an interrupt step passes its responseSchema to the raise as it is, and onl
     { name: "a", reason: undefined, responseSchema: outside },
     { name: "b", reason: undefined },
   ]);
-  assert.throws(() => parseSteps([{ interrupt: { name: "a", responseSchema: [] } }], TOOL_OPS, "t"), /must be an object/);
+  const notAnObject = [{ interrupt: { name: "a", responseSchema: [] } }];
+  assert.throws(() => parseSteps(notAnObject, TOOL_OPS, "t"), /must be an object/);
 });
