@@ -104,12 +104,18 @@ def propagated_interrupt(
     return private_copy(inner).model_copy(update={"id": minted, "source": source})
 
 
-def routed_block(inner_id: str, value: Any) -> dict[str, Any]:
+def routed_block(inner_id: str, value: Any, metadata: dict[str, Any] | None = None) -> dict[str, Any]:
     """The ``interruptResponse`` block that delivers an answer (or a ``Decision``) stored one level up to the
-    interrupt ``inner_id`` it stands for (ROC-AGENT-004, ROC-GRAPH-011)."""
+    interrupt ``inner_id`` it stands for (ROC-AGENT-004, ROC-GRAPH-011), with the ``metadata`` it was given
+    with, so the inner agent keeps it too and its guard sees it (ROC-AUDIT-003, ROC-AUDIT-005)."""
+    body: dict[str, Any] = {"interruptId": inner_id}
     if isinstance(value, Decision):
-        return {"interruptResponse": {"interruptId": inner_id, **value.to_json()}}
-    return {"interruptResponse": {"interruptId": inner_id, "response": json_copy(value)}}
+        body.update(value.to_json())
+    else:
+        body["response"] = json_copy(value)
+    if metadata is not None:
+        body["metadata"] = json_copy(metadata)
+    return {"interruptResponse": body}
 
 
 # The characters ``quote(..., safe="")`` never escapes (RFC 3986 unreserved).

@@ -92,7 +92,8 @@ class SubAgentCall:
             inner = stored.interrupt.source.inner
             if inner is None or inner.interrupt_id not in waiting or not stored.answered:
                 continue
-            blocks.append(routed_block(inner.interrupt_id, stored.decision or stored.response))
+            value = stored.decision or stored.response
+            blocks.append(routed_block(inner.interrupt_id, value, stored.response_metadata))
         return blocks
 
     def _wrap(self, agent_id: str, inner: Interrupt) -> Interrupt:

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 from refsupport import assert_schema_valid, frozen, text, use
-from roc_reference import Agent, ConcurrentExecutor, ScriptedModel, ToolContext, tool
+from roc_reference import Agent, ConcurrentExecutor, Graph, ScriptedModel, ToolContext, tool
 from roc_reference.errors import ErrorCode, RocError
 from roc_reference.snapshot import parse_snapshot
 
@@ -291,3 +291,35 @@ def test_loader_refuses_malformed_response_metadata(bad: str) -> None:
 def test_a_later_minor_keeps_reading_2_3_members() -> None:
     doc = {**_answered_doc(), "schemaVersion": "2.9"}
     assert parse_snapshot(doc).interrupt_state.interrupts[0].response_metadata == WHO
+
+
+# --- one level down: sub-agents and node agents get the metadata with their answers -----------------
+
+
+def _guarded_asker(agent_id: str, seen: list[Any]) -> Agent:
+    def guard(interrupts: list[Any], responses: list[Any]) -> None:
+        seen.extend(r.metadata for r in responses)
+
+    model = ScriptedModel([[use("i1", "ask", q="inner")], [text("inner done")]])
+    return Agent(model, tools=[ask], agent_id=agent_id, resume_guard=guard)
+
+
+@pytest.mark.req("ROC-AUDIT-003", "ROC-AUDIT-005")
+def test_a_sub_agent_gets_the_metadata_with_its_routed_answer() -> None:
+    seen: list[Any] = []
+    helper = _guarded_asker("helper", seen)
+    outer = Agent(
+        ScriptedModel([[use("t1", "helper", prompt="help")], [text("done")]]), tools=[helper.as_tool()]
+    )
+    [wrapped] = outer("go").interrupts
+    assert outer([block(wrapped.id, "yes", WHO)]).stop_reason == "end_turn"
+    assert seen == [WHO]
+
+
+@pytest.mark.req("ROC-AUDIT-003", "ROC-AUDIT-005")
+def test_a_node_agent_gets_the_metadata_with_its_routed_answer() -> None:
+    seen: list[Any] = []
+    graph = Graph({"b": _guarded_asker("agent-b", seen)}, [])
+    [wrapped] = graph.invoke("task").interrupts
+    assert graph.invoke([block(wrapped.id, "yes", WHO)]).stop_reason == "completed"
+    assert seen == [WHO]

@@ -45,7 +45,14 @@ from ..hooks import (
     HookRegistry,
     cancel_text,
 )
-from ..interrupts import AnswerBook, InterruptState, StoredInterrupt, UnitRun, routed_block
+from ..interrupts import (
+    AnswerBook,
+    InterruptState,
+    StoredInterrupt,
+    UnitRun,
+    response_metadata_of,
+    routed_block,
+)
 from ..types import AgentResult, Interrupt, TextBlock, private_copy
 from .ids import gate_point, node_interrupt
 
@@ -128,8 +135,9 @@ class Orchestrator:
 
     # --- input -------------------------------------------------------------------------------
 
-    def _accept(self, prompt: Any) -> tuple[str | None, dict[str, Any]]:
-        """Validate an input completely: a task to start a run with, or the answers of a resume.
+    def _accept(self, prompt: Any) -> tuple[str | None, dict[str, Any], dict[str, dict[str, Any]]]:
+        """Validate an input completely: a task to start a run with, or the answers of a resume (and the
+        ``metadata`` of their blocks, by id: ROC-AUDIT-003).
 
         ROC-GRAPH-010: the agent's own checks, in the agent's order and with its codes, over the
         orchestrator's pending interrupts; then expiry; nothing has changed or run when this raises.
@@ -142,14 +150,14 @@ class Orchestrator:
         if not answers:  # idle and no interruptResponse in the input: a task
             if not isinstance(prompt, str) or not prompt:
                 raise InvalidInputError("an orchestrator's task is a non-empty string")
-            return prompt, {}
+            return prompt, {}, {}
         now = self._clock()
         if now.tzinfo is None:
             now = now.replace(tzinfo=UTC)
         self._pending.check_expiry(answers, now)  # EXPIRED ranks after every other code
         resolutions = [*answers, *self._pending.expiry_resolutions(answers, now)]
         self._check_node_agents(resolutions)
-        return None, dict(resolutions)
+        return None, dict(resolutions), response_metadata_of(prompt)
 
     def _check_node_agents(self, resolutions: list[tuple[str, Any]]) -> None:
         """Each node agent an answer is routed to still waits for that interrupt (it could have been resumed
@@ -190,16 +198,18 @@ class Orchestrator:
             self._step[node_id] = NodeRun(node_id, self._visits[node_id], prompt)
             self._started(node_id)
 
-    def _run_step(self, answers: Mapping[str, Any]) -> list[Interrupt]:
+    def _run_step(
+        self, answers: Mapping[str, Any], metadata: Mapping[str, dict[str, Any]] | None = None
+    ) -> list[Interrupt]:
         """Run every unfinished node run of the step; the interrupts to report (``[]``: the step completed).
 
         ROC-GRAPH-009: every node run of the step runs, also after an earlier one stopped with interrupts.
 
         ``answers`` are this invocation's validated answers and decisions by outer id (only the first step of
-        an invocation gets any).
+        an invocation gets any), with their blocks' ``metadata``, which goes with them to the node agents.
         """
         working = self._pending.copy()
-        working.apply_answers(list(answers.items()))
+        working.apply_answers(list(answers.items()), metadata)
         reported: list[Interrupt] = []
         stored: dict[str, StoredInterrupt] = {}
         for node_id, run in list(self._step.items()):
@@ -224,14 +234,18 @@ class Orchestrator:
             run = replace(run, phase="agent")
             result = self._invoke(agent, run.prompt)
         else:
-            routed = [(s.interrupt.source.inner, answers[k]) for k, s in mine.items() if k in answers]
+            routed = [(s, answers[k]) for k, s in mine.items() if k in answers]
             if not routed:
                 # ROC-GRAPH-013: a node agent that got none of its answers is not resumed; its interrupts
                 # stay pending with the same ids.
                 return Outcome(run, "interrupted", reported=[s.interrupt for s in mine.values()], stored=mine)
             # ROC-GRAPH-011, ROC-GRAPH-012: exactly this node's answers, under the node agent's own ids, as a
             # resume of the paused agent (never its prompt again).
-            blocks = [routed_block(inner.interrupt_id, value) for inner, value in routed if inner is not None]
+            blocks = [
+                routed_block(s.interrupt.source.inner.interrupt_id, value, s.response_metadata)
+                for s, value in routed
+                if s.interrupt.source.inner is not None
+            ]
             result = self._invoke(agent, blocks)
         if result.stop_reason == "interrupt":
             # ROC-GRAPH-007, ROC-GRAPH-008: each of the agent's pending interrupts, wrapped.

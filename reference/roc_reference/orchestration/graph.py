@@ -67,19 +67,21 @@ class Graph(Orchestrator):
     def invoke(self, task: Any) -> GraphResult:
         """Run the graph on ``task`` (a string), or resume it with a list of ``interruptResponse`` blocks."""
         with self._lock:
-            prompt, answers = self._accept(task)
-            return self._guarded(lambda: self._run(prompt, answers))
+            prompt, answers, metadata = self._accept(task)
+            return self._guarded(lambda: self._run(prompt, answers, metadata))
 
     def __call__(self, task: Any) -> GraphResult:
         return self.invoke(task)
 
-    def _run(self, prompt: str | None, answers: dict[str, Any]) -> GraphResult:
+    def _run(
+        self, prompt: str | None, answers: dict[str, Any], metadata: dict[str, dict[str, Any]]
+    ) -> GraphResult:
         if prompt is not None:  # a new run: nothing of an earlier run is carried over
             self._task, self._results, self._cancelled = prompt, {}, {}
             self._start_step(self._ready())
         while True:
-            interrupts = self._run_step(answers)
-            answers = {}
+            interrupts = self._run_step(answers, metadata)
+            answers, metadata = {}, {}
             if interrupts:
                 return self._result("interrupt", interrupts)
             ready = self._ready()

@@ -100,20 +100,22 @@ class Swarm(Orchestrator):
     def invoke(self, task: Any) -> SwarmResult:
         """Run the swarm on ``task`` (a string), or resume it with a list of ``interruptResponse`` blocks."""
         with self._lock:
-            prompt, answers = self._accept(task)
-            return self._guarded(lambda: self._run(prompt, answers))
+            prompt, answers, metadata = self._accept(task)
+            return self._guarded(lambda: self._run(prompt, answers, metadata))
 
     def __call__(self, task: Any) -> SwarmResult:
         return self.invoke(task)
 
-    def _run(self, prompt: str | None, answers: dict[str, Any]) -> SwarmResult:
+    def _run(
+        self, prompt: str | None, answers: dict[str, Any], metadata: dict[str, dict[str, Any]]
+    ) -> SwarmResult:
         if prompt is not None:  # a new run
             self._task, self._results, self._cancelled = prompt, [], {}
             self._handoffs, self._next, self._unfollowed = 0, None, None
             self._start_step([(self.entry, prompt)])
         while True:
-            interrupts = self._run_step(answers)
-            answers = {}
+            interrupts = self._run_step(answers, metadata)
+            answers, metadata = {}, {}
             if interrupts:
                 return self._result("interrupt", interrupts)
             step, self._next = self._next, None
