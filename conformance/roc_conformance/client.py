@@ -104,8 +104,9 @@ SPEC_1_2_PROFILES = frozenset({"agent-as-tool", "multi-agent"})
 ``TraceEvent.agent_path``, ``CreateAgentRequest.orchestrator``)."""
 
 SPEC_1_3_PROFILES = frozenset({"response-schema", "questions", "approval", "streaming", "audit"})
-"""The profiles of RoC 1.3; harness protocol 6 is the first that can drive them (``InterruptStep.response_schema``,
-``Step.ask``, ``AgentSpec.approval``, ``InvokeRequest.stream``, ``InspectedInterrupt.response_metadata``)."""
+"""The profiles of RoC 1.3; harness protocol 6 is the first that can drive them
+(``InterruptStep.response_schema``, ``Step.ask``, ``AgentSpec.approval``, ``InvokeRequest.stream``,
+``InspectedInterrupt.response_metadata``)."""
 
 PROFILES_SINCE: dict[int, frozenset[str]] = {4: SPEC_1_1_PROFILES, 5: SPEC_1_2_PROFILES, 6: SPEC_1_3_PROFILES}
 """The first harness protocol that can drive each group of profiles: an adapter speaking an older one must

@@ -61,8 +61,8 @@ class RunVerdict:
 # A harness fault in an RPC that only one profile uses is that profile's problem (an adapter that cannot
 # snapshot says nothing about hooks): see _charge_fault. RPC -> the profile it exists for.
 _PROFILE_OF_RPC = {"TakeSnapshot": "sessions", "RestoreAgent": "sessions"}
-# Profiles that can only be claimed with sessions (ROC-CONF-004, ROC-CONF-006, ROC-CONF-010): a fault charged to the
-# base profile is charged to them as well.
+# Profiles that can only be claimed with sessions (ROC-CONF-004, ROC-CONF-006, ROC-CONF-010): a fault
+# charged to the base profile is charged to them as well.
 _BUILT_ON = {
     "portable-snapshot": "sessions",
     "session-store": "sessions",

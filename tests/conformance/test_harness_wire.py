@@ -223,7 +223,11 @@ TRACE = [
     {"kind": "tool_start", "toolUseId": "t1", "name": "x", "input": {"path": "/tmp/y"}},
     {
         "kind": "streamed_interrupt",
-        "interrupt": {"id": "i1", "name": "q", "source": {"kind": "tool", "toolUseId": "t1", "toolName": "x"}},
+        "interrupt": {
+            "id": "i1",
+            "name": "q",
+            "source": {"kind": "tool", "toolUseId": "t1", "toolName": "x"},
+        },
     },
     {
         "kind": "resume_guard",

@@ -33,7 +33,14 @@ def test_the_page_runs_in_order_and_prints_what_it_shows() -> None:
 
 @pytest.mark.parametrize(
     "needle",
-    ["tool_context.ask(", "ask_user", "ApprovalHook(", '"decision": "edit"', "input_schema=", "agent.stream("],
+    [
+        "tool_context.ask(",
+        "ask_user",
+        "ApprovalHook(",
+        '"decision": "edit"',
+        "input_schema=",
+        "agent.stream(",
+    ],
 )
 def test_the_page_shows_each_feature(needle: str) -> None:
     assert needle in "".join(step.code for step in steps())

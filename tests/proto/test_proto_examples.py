@@ -37,7 +37,7 @@ NOT_MAPPED = {
     "StopReason": "a bare enum string; test_proto_enums checks the value set against the schema",
     "PromptInput": "a string or a block array; the harness carries it as InvokeRequest.prompt/content",
     "canonical": "canonical JSON test vectors (bytes, digests, tags), not documents of one data model type",
-    "response-schema": "shared validation vectors (schemas, answers, errors), not documents of one data model type",
+    "response-schema": "shared validation vectors (schemas, answers, errors), not documents of one type",
 }
 
 

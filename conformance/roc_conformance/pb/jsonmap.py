@@ -29,8 +29,8 @@ Two more rules serve the harness types of ``roc.conformance.v1``:
    the oneof (``agentPath``, harness protocol 5, omitted when empty like the arrays of rule 7).
 7. ``AgentSpec.tools`` and ``AgentSpec.hooks`` are optional in JSON (absent means empty) and are
    omitted when empty, as are ``AgentSpec.builtinTools``, ``AgentSpec.approval`` and
-   ``ApprovalPolicy.decisions`` (harness protocol 6). So are ``interruptState.consumed`` (snapshot format 2.1) and the map
-   ``interruptState.children`` (format 2.2) of the data model: a document of an earlier format, which has
+   ``ApprovalPolicy.decisions`` (harness protocol 6). So are ``interruptState.consumed`` (snapshot format
+   2.1), the map ``interruptState.children`` (format 2.2) and ``QuestionAnswer.selected`` of the data model: a document of an earlier format, which has
    no such member, round-trips unchanged.
 
 (Protocol 2 carries the ``content`` and ``interruptResponses`` invoke inputs as
