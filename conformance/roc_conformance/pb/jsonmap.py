@@ -30,8 +30,8 @@ Two more rules serve the harness types of ``roc.conformance.v1``:
 7. ``AgentSpec.tools`` and ``AgentSpec.hooks`` are optional in JSON (absent means empty) and are
    omitted when empty, as are ``AgentSpec.builtinTools``, ``AgentSpec.approval`` and
    ``ApprovalPolicy.decisions`` (harness protocol 6). So are ``interruptState.consumed`` (snapshot format
-   2.1), the map ``interruptState.children`` (format 2.2) and ``QuestionAnswer.selected`` of the data model: a document of an earlier format, which has
-   no such member, round-trips unchanged.
+   2.1), the map ``interruptState.children`` (format 2.2) and ``QuestionAnswer.selected`` of the data
+   model: a document of an earlier format, which has no such member, round-trips unchanged.
 
 (Protocol 2 carries the ``content`` and ``interruptResponses`` invoke inputs as
 ``google.protobuf.ListValue``, plain JSON arrays, so protocol 1's rule for a typed ``ContentInput`` is
