@@ -1,4 +1,4 @@
-"""Audit (profile audit, spec 10.8): who answered an interrupt and when, as response metadata.
+"""Audit (profile audit, spec 10.7): who answered an interrupt and when, as response metadata.
 
 The caller says who answered and when in the ``metadata`` of an ``interruptResponse`` block, under the
 registered keys ``answeredBy`` and ``answeredAt`` (spec B.8). The runtime checks their form (ROC-AUDIT-001,

@@ -1,6 +1,6 @@
 """The harness side of profile audit (protocol 6): ``AgentSpec.recordResumeGuard`` in the kit's scenario and
 its proto form, the ``resume_guard`` trace event (kit helper, proto form), the reference adapter's recording
-guard, and InspectAgent's ``responseMetadata`` (spec 10.8)."""
+guard, and InspectAgent's ``responseMetadata`` (spec 10.7)."""
 
 from __future__ import annotations
 

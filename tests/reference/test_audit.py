@@ -1,4 +1,4 @@
-"""Audit (profile audit, spec 10.8): who answered and when, checked, kept, shown to the guard."""
+"""Audit (profile audit, spec 10.7): who answered and when, checked, kept, shown to the guard."""
 
 from __future__ import annotations
 
@@ -131,7 +131,7 @@ def test_metadata_is_kept_with_the_answer_and_survives_restore() -> None:
     assert_schema_valid("snapshot", doc)
     assert stored(doc)[ids[0]]["responseMetadata"] == WHO
     assert "responseMetadata" not in stored(doc)[ids[1]]
-    # The pending list keeps the form of ROC-PENDING-002 (decision recorded in spec 10.8).
+    # The pending list keeps the form of ROC-PENDING-002 (decision recorded in spec 10.7).
     assert all("responseMetadata" not in e for e in agent.pending_interrupts())
     RUNS.clear()
     model = ScriptedModel([[text("done")]])

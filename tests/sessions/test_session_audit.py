@@ -1,4 +1,4 @@
-"""Audit through a file session (spec 10.8): the metadata of a claimed resume input is recorded with the
+"""Audit through a file session (spec 10.7): the metadata of a claimed resume input is recorded with the
 claim, so an invocation recovered after a failed end save keeps it with the answers as the first run would."""
 
 from __future__ import annotations

@@ -100,7 +100,7 @@ class Trace:
     # -- audit (profile audit, harness protocol 6) -------------------------------------------------------
 
     def resume_guard(self, responses: Sequence[dict[str, Any]], kept: Sequence[dict[str, Any]]) -> None:
-        """The resume guard installed for ``recordResumeGuard`` saw a resume input (spec 10.8).
+        """The resume guard installed for ``recordResumeGuard`` saw a resume input (spec 10.7).
 
         ``responses``: each block's ``interruptResponse`` body as the guard received it (``interruptId``,
         ``response`` or ``decision`` and ``message``, ``metadata``), in input order; ``kept``:

@@ -1,4 +1,4 @@
-"""Audit checks (profile audit, spec 10.8): the registered response metadata keys ``answeredBy`` and
+"""Audit checks (profile audit, spec 10.7): the registered response metadata keys ``answeredBy`` and
 ``answeredAt`` are checked; the metadata of the block that answered or decided an interrupt is kept with the
 answer (InspectAgent's ``responseMetadata``, a snapshot's stored interrupt, after restore) until the batch
 completes; the resume guard sees it (``recordResumeGuard``, harness protocol 6); and the runtime never acts on

@@ -516,7 +516,7 @@ def explicit_checks() -> list[Check]:
     checks.extend(question_checks())  # spec 15, profile questions
     checks.extend(streaming_checks())  # profile streaming (spec chapter 17)
     checks.extend(approval_checks())  # profile approval (spec chapter 16)
-    checks.extend(audit_checks())  # profile audit (spec 10.8)
+    checks.extend(audit_checks())  # profile audit (spec 10.7)
     return checks
 
 

@@ -98,7 +98,7 @@ export class Trace {
   // -- audit (profile audit, harness protocol 6) ---------------------------------------------------------
 
   /**
-   * The resume guard installed for `recordResumeGuard` saw a resume input (spec 10.8). `responses`: each
+   * The resume guard installed for `recordResumeGuard` saw a resume input (spec 10.7). `responses`: each
    * block's interruptResponse body as the guard received it (interruptId, response or decision and message,
    * metadata), in input order; `kept`: `{interruptId, metadata}` of each interrupt of the batch already
    * answered or decided whose answer came with metadata.

@@ -2002,7 +2002,7 @@ export const StreamedInterruptEventSchema: GenMessage<StreamedInterruptEvent> = 
   messageDesc(file_roc_conformance_v1_harness, 48);
 
 /**
- * What a resume guard saw (spec 10.1, 10.8). JSON: {"responses": [...], "kept": [...]}.
+ * What a resume guard saw (spec 10.1, 10.7). JSON: {"responses": [...], "kept": [...]}.
  *
  * @generated from message roc.conformance.v1.ResumeGuardEvent
  */
@@ -2536,7 +2536,7 @@ export type InspectedInterrupt = Message<"roc.conformance.v1.InspectedInterrupt"
 
   /**
    * The metadata of the response block that answered or decided the interrupt, as the runtime keeps it
-   * (profile audit, spec 10.8; since harness protocol 6). Absent when unanswered or given without metadata.
+   * (profile audit, spec 10.7; since harness protocol 6). Absent when unanswered or given without metadata.
    *
    * @generated from field: google.protobuf.Struct response_metadata = 8;
    */
