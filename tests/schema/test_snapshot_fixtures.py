@@ -132,7 +132,8 @@ def test_format_2_2_has_fixtures_for_a_paused_and_a_completed_sub_agent() -> Non
 
 @pytest.mark.req("ROC-AUDIT-003")
 def test_format_2_3_has_a_fixture_with_kept_response_metadata() -> None:
-    [answered] = [i for i in _fixture("audited-answer-2-3")["interruptState"]["interrupts"] if "response" in i]
+    stored = _fixture("audited-answer-2-3")["interruptState"]["interrupts"]
+    [answered] = [i for i in stored if "response" in i]
     assert set(answered["responseMetadata"]) == {"answeredBy", "answeredAt", "x-acme-channel"}
 
 
