@@ -467,6 +467,7 @@ def nav_section() -> dict[str, list[Any]]:
                     "spec/examples/README.md",
                     *(f"spec/examples/{t}/README.md" for t in sorted(example_types().values())),
                     "spec/examples/canonical/README.md",
+                    "spec/examples/response-schema/README.md",
                 ]
             },
         ]

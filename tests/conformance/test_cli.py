@@ -143,15 +143,15 @@ def test_an_undefined_profile_is_printed_as_undefined(tmp_path, capsys, monkeypa
         tmp_path / "reqs.json", [{"id": "ROC-ERR-003", "level": "MUST", "profile": "core"}]
     )
     monkeypatch.setenv("ROC_REQUIREMENTS", str(registry))
-    claim = ("core", "sequential-executor", "streaming")
+    claim = ("core", "sequential-executor", "telepathy")
     with serving(HarnessServicer(profiles=claim)) as (address, _):
         code = main(["run", "--target", address, "--report-dir", str(tmp_path), "--only", "explicit:error-*"])
     err = capsys.readouterr().err
     assert code == EXIT_NOT_CONFORMANT
-    line = next(x for x in err.splitlines() if "profile streaming" in x)
+    line = next(x for x in err.splitlines() if "profile telepathy" in x)
     assert "UNDEFINED" in line
     assert "CONFORMANT" not in line.replace("NOT CONFORMANT", "")
-    assert "| streaming | UNDEFINED |" in (tmp_path / "summary.md").read_text()
+    assert "| telepathy | UNDEFINED |" in (tmp_path / "summary.md").read_text()
 
 
 @pytest.mark.slow

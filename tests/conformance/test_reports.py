@@ -25,7 +25,7 @@ REGISTRY = parse_registry(
             {"id": "ROC-ERR-003", "level": "MUST", "profile": "core", "section": "Errors"},
             {"id": "ROC-TEST-001", "level": "MUST", "profile": "core"},
             {"id": "ROC-TEST-002", "level": "MUST", "profile": "core"},
-            {"id": "ROC-TEST-003", "level": "MUST", "profile": "response-schema"},
+            {"id": "ROC-TEST-003", "level": "MUST", "profile": "x-unclaimed"},
         ],
     }
 )
@@ -94,7 +94,7 @@ def test_junit_has_one_case_per_requirement_named_by_id(tmp_path):
         "ROC-ERR-003 MUST core",
         "ROC-TEST-001 MUST core",
         "ROC-TEST-002 MUST core",
-        "ROC-TEST-003 MUST response-schema",
+        "ROC-TEST-003 MUST x-unclaimed",
     }
     assert cases["ROC-TEST-001 MUST core"].find("failure") is not None
     assert cases["ROC-TEST-002 MUST core"].find("skipped").get("message").startswith("NOT_TESTED")
@@ -108,7 +108,7 @@ def test_markdown_summary_shows_verdict_failures_and_untested(tmp_path):
     assert "**Verdict: NOT CONFORMANT**" in text
     assert "### ROC-TEST-001 (MUST, core): FAIL" in text
     assert "| ROC-TEST-002 | MUST | core |" in text
-    assert "profile 'response-schema' not declared" in text
+    assert "profile 'x-unclaimed' not declared" in text
 
 
 def test_matrix_has_one_row_per_requirement_and_one_column_per_report(tmp_path):

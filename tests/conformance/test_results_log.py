@@ -31,7 +31,7 @@ REGISTRY = parse_registry(
             {"id": "ROC-ERR-003", "level": "MUST", "profile": "core", "anchor": "06-errors.md#roc-err-003"},
             {"id": "ROC-TEST-001", "level": "MUST", "profile": "core"},
             {"id": "ROC-TEST-002", "level": "MUST", "profile": "core", "text": "Two."},
-            {"id": "ROC-TEST-003", "level": "MUST", "profile": "response-schema"},
+            {"id": "ROC-TEST-003", "level": "MUST", "profile": "x-unclaimed"},
         ],
     }
 )

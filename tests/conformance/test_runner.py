@@ -31,7 +31,7 @@ REGISTRY = parse_registry(
             {"id": "ROC-ERR-005", "level": "SHOULD", "profile": "core"},
             {"id": "ROC-TEST-001", "level": "MUST", "profile": "core"},
             {"id": "ROC-TEST-002", "level": "MUST", "profile": "hooks"},
-            {"id": "ROC-TEST-003", "level": "MUST", "profile": "response-schema"},
+            {"id": "ROC-TEST-003", "level": "MUST", "profile": "x-unclaimed"},
             {"id": "ROC-TEST-004", "level": "MUST", "profile": "core", "untestable": "cannot be observed"},
         ],
     }
@@ -79,7 +79,7 @@ def test_verdicts_per_requirement_and_profile():
     assert got["ROC-ERR-004"] is Status.PASS
     assert got["ROC-TEST-001"] is Status.FAIL
     assert got["ROC-TEST-002"] is Status.PASS
-    assert got["ROC-TEST-003"] is Status.SKIPPED  # profile 'response-schema' not declared
+    assert got["ROC-TEST-003"] is Status.SKIPPED  # the reference claims every defined profile, not this one
     assert got["ROC-TEST-004"] is Status.NOT_TESTED
     by_id = {r.requirement.id: r for r in result.requirements}
     assert "not declared" in by_id["ROC-TEST-003"].reason
@@ -87,7 +87,7 @@ def test_verdicts_per_requirement_and_profile():
     assert result.profiles["core"]["status"] == ProfileVerdict.NOT_CONFORMANT
     assert result.profiles["core"]["failing"] == ["ROC-TEST-001"]
     assert result.profiles["hooks"]["status"] == ProfileVerdict.CONFORMANT
-    assert result.profiles["response-schema"]["status"] == ProfileVerdict.NOT_CLAIMED
+    assert result.profiles["x-unclaimed"]["status"] == ProfileVerdict.NOT_CLAIMED
     assert not result.conformant
 
 
@@ -480,17 +480,17 @@ def test_the_whole_suite_against_an_adapter_that_claims_sessions_it_cannot_do():
 
 
 def test_an_undefined_profile_is_undefined_not_conformant():
-    class Streaming(HarnessServicer):
+    class Telepathic(HarnessServicer):
         def __init__(self):
-            super().__init__(profiles=("core", "sequential-executor", "streaming"))
+            super().__init__(profiles=("core", "sequential-executor", "telepathy"))
 
-    with serving(Streaming()) as (address, _):
+    with serving(Telepathic()) as (address, _):
         result = run(address, [SHAPE], parse_registry({"requirements": REGISTRY_CORE}))
-    assert result.profiles["streaming"]["status"] == ProfileVerdict.UNDEFINED
-    assert "ROC-CONF-005" in result.profiles["streaming"]["reason"]
+    assert result.profiles["telepathy"]["status"] == ProfileVerdict.UNDEFINED
+    assert "ROC-CONF-005" in result.profiles["telepathy"]["reason"]
     assert result.profiles["core"]["status"] == ProfileVerdict.CONFORMANT
     assert result.verdict == RunVerdict.NOT_CONFORMANT
-    assert any("streaming" in p for p in result.claim_problems())
+    assert any("telepathy" in p for p in result.claim_problems())
 
 
 REGISTRY_CORE = [

@@ -179,14 +179,17 @@ class Driver:
 
     # ---- steps ----------------------------------------------------------------------------------
 
-    def invoke(self, wire: dict[str, JSON], inp: Input, context: str = "") -> list[Violation]:
+    def invoke(
+        self, wire: dict[str, JSON], inp: Input, context: str = "", *, stream: bool | None = None
+    ) -> list[Violation]:
         """Invoke both; return the primary MUST findings of this step (SHOULD findings go to ``warnings``,
-        findings after a tainting divergence to ``consequences``)."""
+        findings after a tainting divergence to ``consequences``). ``stream``: send it streamed or not
+        (profile streaming); ``None`` lets ``streams`` decide."""
         symbolic = self._symbolic(wire)
         before = self.oracle.copy()
         outcome = self.oracle.invoke(inp)
         self.steps.append((symbolic, outcome, deep_copy(self.oracle.pending_assistant)))
-        streamed = streams(self.profiles, wire)  # profile streaming: some invocations are streamed
+        streamed = streams(self.profiles, wire, stream)  # profile streaming: some invocations are streamed
         observed = (
             self.impl.invoke(self.handle, wire, stream=True)
             if streamed

@@ -134,7 +134,8 @@ class FakeImplementation:
         self._agents.pop(agent, None)
 
     def invoke(self, agent: str, inp: dict[str, JSON], *, stream: bool = False) -> dict[str, JSON]:
-        # ``stream``: never sent, as the fake claims no ``streaming``; an invocation is the same either way.
+        # ``stream`` (profile streaming, when a vector claims it): an invocation is the same either way; the
+        # fake streams every interrupt of its result when it stops, the latest a runtime may (spec 17.2).
         a = self._agents[agent]
         outcome = a.invoke(to_input(inp, lambda iid: self.resolve_id(a, iid)))
         doc: dict[str, JSON] = {
@@ -160,6 +161,9 @@ class FakeImplementation:
             interrupts.append(item)
         message = outcome.message if outcome.message is not None else copy.deepcopy(a.pending_assistant)
         doc["result"] = {"stopReason": outcome.stop_reason, "message": message, "interrupts": interrupts}
+        if stream:
+            events = [{"kind": "streamed_interrupt", "interrupt": copy.deepcopy(i)} for i in interrupts]
+            doc["trace"] = [*doc["trace"], *events]
         return doc
 
     def _pending(self, a: OracleAgent) -> list[dict[str, JSON]]:

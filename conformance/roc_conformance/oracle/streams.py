@@ -25,12 +25,13 @@ STREAMED = "streamed_interrupt"
 KINDS = ("prompt", "content", "interruptResponses")
 
 
-def streams(profiles: frozenset[str], wire: dict[str, JSON]) -> bool:
+def streams(profiles: frozenset[str], wire: dict[str, JSON], chosen: bool | None = None) -> bool:
     """Whether the driver sends this input with ``stream``: a claim of ``streaming``, an input the streaming
-    API takes, and an odd checksum of its canonical text (deterministic, about half of them)."""
+    API takes, and the caller's choice (a vector step's ``stream``) or else an odd checksum of its canonical
+    text (deterministic, about half of them)."""
     if PROFILE not in profiles or not any(k in wire for k in KINDS):
         return False
-    return zlib.crc32(canonical(wire).encode()) % 2 == 1
+    return chosen if chosen is not None else zlib.crc32(canonical(wire).encode()) % 2 == 1
 
 
 def take_streamed(observed: dict[str, Any]) -> list[dict[str, Any]]:

@@ -272,7 +272,7 @@ def run_vector(
             else:
                 wire, oinp = inp, to_input(inp, UnknownRef)
             pristine = not driver.primaries
-            step_found = driver.invoke(wire, oinp, ctx)
+            step_found = driver.invoke(wire, oinp, ctx, stream=step.get("stream"))
             found += step_found
             outcome = driver.last_outcome
             assert outcome is not None

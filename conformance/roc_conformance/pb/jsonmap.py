@@ -110,6 +110,13 @@ JSON_TYPES: Final[Mapping[str, str]] = {
     "AbandonInput": "roc.v1.AbandonInput",
     "Abandon": "roc.v1.Abandon",
     "ConsumedDecision": "roc.v1.ConsumedDecision",
+    # Spec 1.3.
+    "Question": "roc.v1.Question",
+    "QuestionOption": "roc.v1.QuestionOption",
+    "QuestionAnswer": "roc.v1.QuestionAnswer",
+    "AskUserInput": "roc.v1.AskUserInput",
+    "ApprovalAnswer": "roc.v1.ApprovalAnswer",
+    "StreamEvent": "roc.v1.StreamEvent",
     # The harness scenario language and trace (roc.conformance.v1), same rules plus 6 and 7.
     "AgentSpec": "roc.conformance.v1.AgentSpec",
     "TraceEvent": "roc.conformance.v1.TraceEvent",

@@ -496,6 +496,16 @@ vector(
     "pinned 18",
 )
 
+vector(
+    "partial-answers-streamed",
+    "The partial answers of a concurrent batch, every input streamed: each interrupt streamed once, none else",
+    [R.STREAM_FINAL, R.STREAM_ONCE, R.STREAM_ONLY, R.PARTIAL, R.PARTIAL_SAME],
+    ["core", "concurrent-executor", "streaming"],
+    agent("concurrent", T7, TOOLS7),
+    [{**s, "stream": True} for s in PARTIAL_STEPS],
+    "spec 17.2, 17.3",
+)
+
 # 8. Fan-out: two BeforeToolCall hooks, two BeforeTools hooks.
 T8 = [turn(tu("t1", "x")), turn(text("end"))]
 vector(
