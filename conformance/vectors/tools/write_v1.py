@@ -498,7 +498,7 @@ vector(
 
 vector(
     "partial-answers-streamed",
-    "The partial answers of a concurrent batch, every input streamed: each interrupt streamed once, none else",
+    "Partial answers of a concurrent batch, every input streamed: each interrupt streamed once, none else",
     [R.STREAM_FINAL, R.STREAM_ONCE, R.STREAM_ONLY, R.PARTIAL, R.PARTIAL_SAME],
     ["core", "concurrent-executor", "streaming"],
     agent("concurrent", T7, TOOLS7),
