@@ -83,6 +83,7 @@ FROZEN_2_2 = {
 # Format 2.3 (spec 1.3): frozen from the release that introduced it.
 FROZEN_2_3 = {
     "audited-answer-2-3": "ed827bb2fbb05751b740b93d7fa31fbd41d428baae1d1ab8c863f3c1fb51695d",
+    "kept-sub-agent-audited-2-3": "637970fc4b1343ff77cf763380ee54c9b6f7eda7a2ea1b5ef8990cd1a449f4a1",
 }
 
 
@@ -135,6 +136,16 @@ def test_format_2_3_has_a_fixture_with_kept_response_metadata() -> None:
     stored = _fixture("audited-answer-2-3")["interruptState"]["interrupts"]
     [answered] = [i for i in stored if "response" in i]
     assert set(answered["responseMetadata"]) == {"answeredBy", "answeredAt", "x-acme-channel"}
+
+
+@pytest.mark.req("ROC-AUDIT-003", "ROC-AGENT-008")
+def test_format_2_3_has_a_fixture_whose_kept_sub_agent_keeps_the_routed_metadata() -> None:
+    state = _fixture("kept-sub-agent-audited-2-3")["interruptState"]
+    [outer] = [i for i in state["interrupts"] if "response" in i]
+    [inner] = [i for i in state["children"]["t1"]["interruptState"]["interrupts"] if "response" in i]
+    assert outer["source"]["inner"]["interruptId"] == inner["id"]
+    assert outer["responseMetadata"] == inner["responseMetadata"]
+    assert set(inner["responseMetadata"]) == {"answeredBy", "answeredAt"}
 
 
 @pytest.mark.req("ROC-SEC-002", "ROC-SNAP-008")

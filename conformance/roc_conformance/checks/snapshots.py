@@ -307,7 +307,13 @@ def _read_by(ctx: CheckContext, doc: Any) -> bool:
     if version == "2.2":  # kept sub-agents: for readers of spec 1.2 on that run sub-agents (chapter 12)
         return written in ("2.2", "2.3") and "agent-as-tool" in ctx.profiles
     if version == "2.3":  # kept response metadata: for readers of spec 1.3 that keep it (spec 10.7)
-        return written == "2.3" and "audit" in ctx.profiles
+        state = doc.get("interruptState")
+        kept_sub_agents = isinstance(state, dict) and bool(state.get("children"))
+        return (
+            written == "2.3"
+            and "audit" in ctx.profiles
+            and (not kept_sub_agents or "agent-as-tool" in ctx.profiles)
+        )
     return version != "2.1" or written in ("2.1", "2.2", "2.3")
 
 
