@@ -20,6 +20,7 @@ from pydantic import (
     ConfigDict,
     Field,
     SerializerFunctionWrapHandler,
+    ValidationInfo,
     field_validator,
     model_serializer,
     model_validator,
@@ -575,20 +576,12 @@ class SnapshotInterrupt(Interrupt):
             raise ValueError("stored responseMetadata needs a response or a decision")  # ROC-AUDIT-003
         return self
 
-    @field_validator("response")
+    @field_validator("response", "response_metadata")
     @classmethod
-    def _response_is_json(cls, value: Any) -> Any:
+    def _stored_value_is_json(cls, value: Any, info: ValidationInfo) -> Any:
         problem = json_value_problem(value, max_bytes=MAX_VALUE_BYTES)  # ROC-SEC-011, ROC-SEC-014
         if problem is not None:
-            raise ValueError(f"stored response: {problem}")
-        return value
-
-    @field_validator("response_metadata")
-    @classmethod
-    def _response_metadata_is_json(cls, value: Any) -> Any:
-        problem = json_value_problem(value, max_bytes=MAX_VALUE_BYTES)  # ROC-SEC-011, ROC-SEC-014
-        if problem is not None:
-            raise ValueError(f"stored responseMetadata: {problem}")
+            raise ValueError(f"stored {to_camel(info.field_name or '')}: {problem}")
         return value
 
 
