@@ -238,6 +238,11 @@ class UnitRun:
         sub-agent's and need not be unique here: their ids are (ROC-AGENT-002)."""
         if self._direct:  # ROC-DIRECT-001: a direct call has no caller to hand the sub-agent's questions to
             return self._fail(DirectCallInterruptError("a sub-agent interrupted in a direct tool call"))
+        return self.pause_with(interrupts)
+
+    def pause_with(self, interrupts: Sequence[Interrupt]) -> InterruptRaised:
+        """Pause with several interrupts at once: a sub-agent's (``propagate``), or the questions the built-in
+        ``ask_user`` raised in this run (ROC-ASK-006)."""
         self.raised, *rest = interrupts
         self.raised_with = tuple(rest)
         return self.pause()

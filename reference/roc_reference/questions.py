@@ -12,7 +12,7 @@ answer is validated at resume like any answer to an interrupt with a response sc
 UI that knows only chapter 14 can still draw a form. The answer is ``{"selected": [labels], "other"?: text}``.
 
 ``ask_user`` is the model's way to ask: a tool the application opts into (``Agent(tools=[ask_user])``). It
-raises one question interrupt per question, ``q1``.. ``q4``, all in one pause (ROC-ASK-007).
+raises one question interrupt per question, ``q1``.. ``q4``, all in one pause (ROC-ASK-006).
 """
 
 from __future__ import annotations
@@ -145,7 +145,7 @@ def ask(
 
 
 def ask_user_input_problem(tool_input: Mapping[str, Any]) -> str | None:
-    """Why an ``ask_user`` input is not ``{"questions": [question, ...]}`` (1..4), or ``None`` (ROC-ASK-009).
+    """Why an ``ask_user`` input is not ``{"questions": [question, ...]}`` (1..4), or ``None`` (ROC-ASK-008).
 
     Also refuses a question the raise would refuse for its size (ROC-SEC-012): the model's input must never
     fail the invocation, only the tool use."""
@@ -170,7 +170,7 @@ def ask_user_input_problem(tool_input: Mapping[str, Any]) -> str | None:
 def _ask_user(tool_context: ToolContext, **tool_input: Any) -> dict[str, Any]:
     """Ask the person the model's questions; the answers, in question order (spec 15.4)."""
     problem = ask_user_input_problem(tool_input)
-    if problem is not None:  # ROC-ASK-009: an error result that names the problem, nothing raised
+    if problem is not None:  # ROC-ASK-008: an error result that names the problem, nothing raised
         raise ValueError(f"invalid {ASK_USER} input: {problem}")
     unit = tool_context._unit
     answers: list[Any] = []
@@ -178,17 +178,16 @@ def _ask_user(tool_context: ToolContext, **tool_input: Any) -> dict[str, Any]:
     for number, question in enumerate(tool_input["questions"], start=1):
         try:
             answers.append(tool_context.ask(f"q{number}", question))
-        except InterruptRaised as signal:  # ROC-ASK-007: go on, so every unanswered question is asked now
+        except InterruptRaised as signal:  # ROC-ASK-006: go on, so every unanswered question is asked now
             waiting.append(signal.interrupt)
         except InterruptDeclined:
-            # ROC-ASK-010: the first decided question (in order) decides the call: the body's default
+            # ROC-ASK-009: the first decided question (in order) decides the call: the body's default
             # outcome, the decision text as its error result; the questions still unanswered are withdrawn.
             unit.raised, unit.raised_with = None, ()
             raise
     if waiting:
-        unit.raised, unit.raised_with = waiting[0], tuple(waiting[1:])
-        raise unit.pause()
-    return {"answers": answers}  # ROC-ASK-008: success [{"json": {"answers": [...]}}]
+        raise unit.pause_with(waiting)
+    return {"answers": answers}  # ROC-ASK-007: success [{"json": {"answers": [...]}}]
 
 
 ask_user = Tool(
