@@ -175,7 +175,7 @@ class StoredInterrupt:
     decision: Decision | None = None
     response_metadata: dict[str, Any] | None = None
     """ROC-AUDIT-003: the ``metadata`` of the block that gave the answer or decision, kept with it until the
-    batch completes (a private copy nobody edits); never handed to the unit (ROC-AUDIT-004)."""
+    batch completes (a private copy nobody edits); never handed to the unit (ROC-RESUME-015)."""
 
     @property
     def answered(self) -> bool:
@@ -832,7 +832,7 @@ class _Body:
             )
         ):
             # spec 2.2: metadata is accepted only as a JSON object (one a runtime can keep); the unit gets the
-            # response alone (ROC-AUDIT-004), the metadata is kept with the answer (ROC-AUDIT-003).
+            # response alone (ROC-RESUME-015), the metadata is kept with the answer (ROC-AUDIT-003).
             return "metadata is not a JSON object within the limits"
         return problem
 
