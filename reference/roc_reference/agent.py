@@ -220,41 +220,43 @@ class Agent:
         """Run with a prompt, or resume with a list of ``interruptResponse`` blocks."""
         with self._lock:
             try:
-                answers, user_message = self._accept(prompt)
+                answers, user_message, metadata = self._accept(prompt)
             except RocError as error:  # ROC-RESEND-001: mark blocks identical to what was answered
                 already = self._interrupts.resend_ids(prompt)
                 if already:
                     error.details = {**(error.details or {}), "alreadyAnswered": already}
                 raise
-            metadata = response_metadata_of(prompt) if answers else {}  # ROC-AUDIT-003
             # ROC-SESSION-011/012/018: claim first
             self._claim(_claim_input(answers, user_message, metadata))
             return self._run(answers, user_message, [], metadata=metadata)
 
-    def _accept(self, prompt: PromptInput) -> tuple[list[Resolution], Message | None]:
-        """Validate an input: the answers and decisions to apply (with expiry outcomes), or the prompt."""
+    def _accept(
+        self, prompt: PromptInput
+    ) -> tuple[list[Resolution], Message | None, dict[str, dict[str, Any]]]:
+        """Validate an input: the answers and decisions to apply (with expiry outcomes) and the metadata of
+        their blocks (ROC-AUDIT-003), or the prompt."""
         # ROC-RESUME-010, ROC-RESUME-011: every check happens before anything changes or runs.
         answers = self._interrupts.parse_resume(prompt)
         if self._max_resume_blocks is not None and len(answers) > self._max_resume_blocks:
             raise InvalidResumeError(f"resume input has more than {self._max_resume_blocks} blocks")
         if not answers:
             user_message = None if self._interrupts.activated else _prompt_message(prompt)
-            return [], user_message
+            return [], user_message, {}
         now = self._clock()
         if now.tzinfo is None:  # a naive clock reads UTC (ROC-EXPIRY-003); comparing it would raise
             now = now.replace(tzinfo=UTC)
         self._interrupts.check_expiry(answers, now)  # ROC-EXPIRY-004, after ROC-RESUME-014's codes
+        given = response_metadata_of(prompt)
         if self._resume_guard is not None:  # ROC-SEC-001: the application may refuse the input
-            self._guard(prompt, answers)
+            self._guard(given, answers)
         # ROC-EXPIRY-005: expired interrupts the input leaves open get their expiry outcome, now, so the
         # claim records it and a recovery replays the same outcome whatever the clock says by then.
-        return [*answers, *self._interrupts.expiry_resolutions(answers, now)], None
+        return [*answers, *self._interrupts.expiry_resolutions(answers, now)], None, given
 
-    def _guard(self, prompt: PromptInput, answers: list[Resolution]) -> None:
-        """ROC-SEC-001, ROC-AUDIT-005: the guard sees every block (answer or decision) with its metadata, and
-        the answers already stored for the batch with the metadata kept with them."""
+    def _guard(self, given: Mapping[str, dict[str, Any]], answers: list[Resolution]) -> None:
+        """ROC-SEC-001, ROC-AUDIT-005: the guard sees every block (answer or decision) with ``given``, its
+        metadata, and the answers already stored for the batch with the metadata kept with them."""
         assert self._resume_guard is not None
-        given = response_metadata_of(prompt)
         stored = self._interrupts.interrupts
         blocks = [response_of(i, r, given.get(i)) for i, r in answers]
         kept = [
